@@ -26,3 +26,235 @@ DOCS_MISSING = (
 )
 DOCS_NOT_A_DIR = "{path} não é uma pasta. Use --docs com uma pasta de arquivos .md/.html/.txt"
 DOCS_UNREADABLE = "não consigo ler a pasta {path}: {reason}"
+
+# --- loading (docai/loading/) --------------------------------------------------------------
+LOAD_SKIP_EMPTY = "arquivo vazio (ou só espaços em branco); escreva algum texto ou remova-o"
+LOAD_SKIP_NO_TEXT = (
+    "nenhum texto sobrou depois de remover a marcação (só scripts, menus ou front matter?)"
+)
+LOAD_SKIP_BINARY = (
+    "parece um arquivo binário, não texto (tem bytes NUL ou de controle); "
+    "remova-o da pasta ou corrija a extensão"
+)
+LOAD_SKIP_TOO_BIG = "arquivo grande demais ({size}; o limite é {limit}); divida-o em arquivos menores"
+LOAD_SKIP_BROKEN_LINK = "link simbólico quebrado: aponta para {target}, que não existe"
+LOAD_SKIP_VANISHED = "o arquivo sumiu enquanto era lido (foi apagado ou movido?)"
+LOAD_SKIP_NOT_A_FILE = "não é um arquivo comum (é uma pasta, pipe ou dispositivo)"
+LOAD_SKIP_UNREADABLE = "sem permissão para ler o arquivo ({reason}); ajuste com chmod +r"
+LOAD_SKIP_READ_ERROR = "erro ao ler o arquivo: {reason}"
+LOAD_SKIP_UNSUPPORTED = (
+    "extensão {suffix!r} não suportada; use .md, .markdown, .html, .htm ou .txt"
+)
+LOAD_SKIP_TOO_NESTED = "marcação aninhada demais para ser lida; simplifique o arquivo"
+LOAD_NOTICE_ENCODING = (
+    "não está em UTF-8; lido como {encoding}. Salve o arquivo em UTF-8 para evitar este aviso"
+)
+
+# --- LLM backends (docai/llm/) -------------------------------------------------------------
+LLM_OLLAMA_UNREACHABLE = (
+    "não consegui falar com o Ollama em {url}. Ele está rodando? Inicie com `ollama serve` "
+    "(ou indique outro endereço com --ollama-url ou OLLAMA_HOST)"
+)
+LLM_OPENAI_UNREACHABLE = (
+    "não consegui falar com o servidor compatível com OpenAI em {url}. Inicie o seu servidor "
+    "nesse endereço (ex.: llama-server --port 8080) ou corrija --base-url"
+)
+LLM_OPENAI_NEEDS_BASE_URL = (
+    "--backend openai precisa do endereço do servidor: use --base-url "
+    "(ex.: --base-url http://127.0.0.1:8080/v1)"
+)
+LLM_OLLAMA_MODEL_NOT_FOUND = (
+    "o modelo {model!r} não está instalado no Ollama em {url}. Baixe-o com `ollama pull {model}` "
+    "(ou escolha outro com --model; `ollama list` mostra os instalados)"
+)
+LLM_OPENAI_MODEL_NOT_FOUND = (
+    "o servidor em {url} não encontrou o modelo {model!r} ({detail}). "
+    "Confira os nomes disponíveis em {url}/models e use --model"
+)
+LLM_NOT_OLLAMA = (
+    "o servidor em {url} não conhece {path}: é um Ollama antigo demais ou não é um Ollama. "
+    "Atualize o Ollama (https://ollama.com/download) ou corrija --ollama-url"
+)
+LLM_OPENAI_NO_ENDPOINT = (
+    "o servidor em {url} não conhece {path}: confira --base-url "
+    "(ex.: http://127.0.0.1:8080/v1)"
+)
+LLM_THINKING_UNSUPPORTED = (
+    "o modelo {model!r} não suporta raciocínio (think). Use --no-think ou um modelo que "
+    "raciocina, como deepseek-r1"
+)
+LLM_CHAT_UNSUPPORTED = (
+    "o modelo {model!r} não faz conversa (é só de embeddings?). Escolha um modelo de chat "
+    "com --model, ex.: deepseek-r1"
+)
+LLM_AUTH_FAILED = (
+    "o servidor em {url} recusou a chave de API (HTTP {status}: {detail}). "
+    "Defina OPENAI_API_KEY com uma chave válida"
+)
+LLM_BUSY = (
+    "o servidor em {url} está ocupado (HTTP {status}) e continuou assim depois de {attempts} "
+    "tentativa(s). Espere um pouco e pergunte de novo"
+)
+LLM_TIMEOUT = (
+    "o modelo {model!r} não respondeu em {seconds:g} s. Na primeira pergunta o servidor pode "
+    "estar carregando o modelo na memória, o que demora; tente de novo em instantes ou aumente "
+    "o limite com --read-timeout SEGUNDOS"
+)
+LLM_DROPPED = (
+    "a conexão com {url} caiu antes da resposta ({reason}). O servidor reiniciou ou travou? "
+    "Pergunte de novo"
+)
+LLM_INTERRUPTED = (
+    "a conexão com {url} caiu no meio da resposta ({reason}); o texto acima está incompleto. "
+    "Pergunte de novo"
+)
+LLM_ENDED_EARLY = "o servidor encerrou a resposta sem sinalizar o fim"
+LLM_STREAM_ERROR = "o servidor em {url} relatou um erro no meio da resposta: {detail}"
+LLM_SERVER_ERROR = "o servidor em {url} respondeu HTTP {status}: {detail}"
+LLM_MALFORMED = (
+    "resposta inválida de {url} (esperava JSON, recebi {line!r}). "
+    "O endereço aponta mesmo para o servidor do modelo?"
+)
+
+# --- cache, build, `docai index`, `docai search` (docai/cache.py, build.py, commands/) ------
+PROGRESS_PARSING = "Lendo documentos"
+CACHE_REBUILT = "índice salvo descartado ({reason}); reconstruindo."
+CACHE_REBUILD_ASKED = "--rebuild pedido"
+CACHE_UNREADABLE = "não consegui ler o cache: {reason}"
+CACHE_MANIFEST_CORRUPT = "manifest.json corrompido ou truncado"
+CACHE_BAD_MANIFEST = "manifest.json sem o campo {field} ou com tipo errado"
+CACHE_ARRAYS_MISSING = "arrays.npz ausente"
+CACHE_ARRAYS_CORRUPT = "arrays.npz corrompido ou truncado"
+CACHE_OTHER_FORMAT = "formato de cache {found}, esta versão usa o {expected}"
+CACHE_SETTING_CHANGED = "configuração {name} mudou de {old} para {new}"
+CACHE_GENERATION_MISMATCH = "manifest.json e arrays.npz vêm de gravações diferentes"
+CACHE_NOT_SAVED = (
+    "aviso: não consegui salvar o índice em {path} ({reason}); seguindo sem cache. "
+    "Indique uma pasta gravável com --cache-dir PASTA ou DOCAI_CACHE_DIR"
+)
+NO_DOCUMENTS = (
+    "a pasta {path} não tem documentos .md, .markdown, .html, .htm ou .txt; "
+    "adicione arquivos ou indique outra pasta com --docs PASTA"
+)
+INDEX_SUMMARY = (
+    "{files} arquivo(s) indexado(s) em {path}: {sections} seções, {chunks} trechos, "
+    "{tokens} tokens"
+)
+INDEX_CHANGES = (
+    "mudanças: {new} novo(s), {changed} alterado(s), {removed} removido(s), "
+    "{unchanged} sem mudança"
+)
+INDEX_SKIPPED_HEADER = "{count} arquivo(s) ignorado(s):"
+INDEX_SKIPPED_LINE = "  {source}: {reason}"
+INDEX_NOTICES_HEADER = "{count} aviso(s):"
+INDEX_NOTICE_LINE = "  {source}: {message}"
+INDEX_TIMINGS = (
+    "tempo: varredura {scan:.2f} s, leitura {parse:.2f} s, índice {index:.2f} s, "
+    "gravação {save:.2f} s (total {total:.2f} s)"
+)
+INDEX_CACHE_AT = "cache: {path}"
+SEARCH_UPDATED = (
+    "índice atualizado: {new} novo(s), {changed} alterado(s), {removed} removido(s)"
+)
+SEARCH_SKIPPED = "{count} arquivo(s) ignorado(s); veja `docai index` para os motivos"
+SEARCH_NO_RESULTS = "Nenhum trecho relevante para: {query}"
+SEARCH_HIT = "{rank}. [{score:.3f}] {source} — {heading} (trecho {chunk})"
+SEARCH_QUERY_HEADER = "» {query}"
+
+# --- answering, REPL and `docai ask` (docai/answering.py, repl*.py, render.py, commands/ask.py)
+ANSWER_PASSAGES_TRIMMED = (
+    "{count} de {total} trecho(s) foram cortados ou deixados de fora para caber na janela de "
+    "contexto ({num_ctx} tokens); aumente --num-ctx ou diminua -k"
+)
+ANSWER_QUESTION_TRUNCATED = (
+    "a pergunta é longa demais para a janela de contexto ({num_ctx} tokens): o meio dela foi "
+    "cortado e nenhum trecho coube; encurte a pergunta ou aumente --num-ctx"
+)
+ANSWER_PROMPT_TRUNCATED = (
+    "o servidor leu só {seen} dos ~{sent} tokens enviados: o prompt provavelmente foi cortado "
+    "e a resposta pode ignorar parte das fontes. Aumente --num-ctx (agora {num_ctx}) ou "
+    "diminua -k"
+)
+ANSWER_THINKING_OFF = (
+    "o modelo {model} não tem modo de raciocínio; seguindo sem ele nesta sessão"
+)
+ANSWER_FALLBACK = (
+    "(nenhum trecho foi relevante o bastante; respondendo a partir do arquivo {source})"
+)
+ANSWER_NOT_COVERED = (
+    "Não encontrei nada sobre isso na documentação. Tente outras palavras (os termos que "
+    "aparecem nos arquivos) ou indique outra pasta com --docs."
+)
+ANSWER_FROM_CACHE = "(resposta repetida do cache)"
+ANSWER_THINKING = "pensando…"
+ANSWER_WARNING = "aviso: {message}"
+ANSWER_MODEL_FAILED = "docai: o modelo não respondeu: {error}"
+ANSWER_MODEL_FAILED_MIDWAY = "docai: a resposta parou no meio: {error}"
+ANSWER_EXTRACTIVE_HEADER = "Trechos mais relevantes da documentação (sem o modelo):"
+ANSWER_SOURCES_HEADER = "Fontes:"
+ANSWER_SOURCE_LINE = "  [{number}] {label}"
+ANSWER_FALLBACK_SOURCE = "Fonte: {source} (arquivo inteiro, sem trecho específico)"
+ANSWER_INTERRUPTED = "(resposta interrompida)"
+ASK_EMPTY_QUESTION = 'a pergunta está vazia; escreva uma, ex.: docai ask "Como instalo o docai?"'
+REPL_PROMPT = "docai> "
+REPL_WELCOME = (
+    "docai pronto: {files} arquivo(s), {chunks} trecho(s) de {docs}; modelo {model}.\n"
+    "Faça uma pergunta. /ajuda mostra os comandos; sair encerra."
+)
+REPL_GOODBYE = "Até logo!"
+REPL_EMPTY_LINE = "Escreva uma pergunta sobre a documentação (ou /ajuda, ou sair)."
+REPL_HISTORY_UNAVAILABLE = (
+    "aviso: não consigo gravar o histórico em {path} ({reason}); ele valerá só nesta sessão"
+)
+REPL_HELP = """\
+Comandos:
+  /ajuda          mostra esta ajuda
+  /fontes         fontes da última resposta, com seção e relevância
+  /pensamento     mostra ou oculta o raciocínio do modelo (agora: {thinking})
+  /k N            quantos trechos recuperar (agora: {k}; de 1 a {max_k})
+  /modelo NOME    troca o modelo (agora: {model})
+  /reindexar      relê a pasta de documentos e atualiza o índice
+  sair            encerra (também exit, quit ou Ctrl-D)
+Ctrl-C interrompe uma resposta em andamento."""
+REPL_UNKNOWN_COMMAND = (
+    "comando desconhecido: {command}. Comandos: /ajuda, /fontes, /pensamento, /k N, "
+    "/modelo NOME, /reindexar (e sair)"
+)
+REPL_NO_SOURCES = "Ainda não há fontes: faça uma pergunta primeiro."
+REPL_SOURCE_DETAIL = "  [{number}] {label} (relevância {score:.3f})"
+REPL_THINKING_ON = "Raciocínio do modelo: visível (esmaecido)."
+REPL_THINKING_OFF = "Raciocínio do modelo: oculto."
+REPL_SHOWN = "visível"
+REPL_HIDDEN = "oculto"
+REPL_K_SET = "Agora recupero {k} trecho(s) por pergunta."
+REPL_K_CURRENT = "Recupero {k} trecho(s) por pergunta; mude com /k N (de 1 a {max_k})."
+REPL_BAD_K = "/k precisa de um número inteiro de 1 a {max_k}, recebi {value!r} (ex.: /k 5)"
+REPL_MODEL_SET = "Modelo agora: {model}."
+REPL_MODEL_CURRENT = "Modelo atual: {model}; troque com /modelo NOME (ex.: /modelo llama3.2)."
+REPL_BAD_MODEL = "nome de modelo inválido: {value!r}; use um só nome, ex.: /modelo llama3.2"
+REPL_REINDEXED = "Índice atualizado: {files} arquivo(s), {chunks} trecho(s)."
+
+# --- evaluation, `docai eval` (docai/evaluation.py, commands/evaluate.py) --------------------
+EVAL_FILE_UNREADABLE = "não consigo ler o arquivo de perguntas {file}: {reason}"
+EVAL_BAD_LINE = "{file}, linha {line}: {problem}"
+EVAL_BAD_JSON = "JSON inválido ({reason}); cada linha deve ser um objeto JSON"
+EVAL_NOT_OBJECT = 'cada linha deve ser um objeto JSON, como {"id": ..., "question": ..., "gold": [...]}'
+EVAL_MISSING_FIELD = 'o campo "{field}" está faltando ou não é um texto'
+EVAL_BAD_GOLD = (
+    'o campo "gold" deve ser uma lista de {{"source": ..., "answer": ...}} '
+    "(lista vazia: os documentos não respondem à pergunta)"
+)
+EVAL_DUPLICATE_ID = 'o id "{id}" já apareceu antes; cada pergunta precisa de um id único'
+EVAL_NO_QUESTIONS = "{file} não tem nenhuma pergunta (uma por linha, em JSON)"
+EVAL_TITLE = "Avaliação da busca: {file} ({questions} perguntas, {covered} respondidas pelos documentos)"
+EVAL_SETTINGS = "documentos: {docs} · método: {method} · relevância mínima: {min_score}"
+EVAL_HEADER = "grupo"
+EVAL_QUESTIONS = "perguntas"
+EVAL_OVERALL = "geral"
+EVAL_TYPE = "tipo {name}"
+EVAL_LANG = "idioma {name}"
+EVAL_NO_COVERED = "Nenhuma pergunta do arquivo tem resposta esperada (gold); não há acertos a medir."
+EVAL_REFUSALS = "Recusas (nenhum trecho acima da relevância mínima):"
+EVAL_UNCOVERED_REFUSED = "  sem resposta nos documentos, recusadas (o certo): {refused} de {total}"
+EVAL_COVERED_REFUSED = "  com resposta nos documentos, recusadas por engano: {refused} de {total}"
+EVAL_MISSES = "Sem acerto nos 10 primeiros: {ids}"

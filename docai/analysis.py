@@ -1,0 +1,218 @@
+"""Turn text into index terms: fold, tokenise, drop stop words, stem.
+
+Choices, and why:
+
+* Folding (NFKD, drop combining marks, casefold) happens *before* anything else, so
+  "configuração" and "configuracao", "Ação" and "acao" become the same term whatever the
+  user types.
+* Technical identifiers are indexed whole *and* in parts: `os.path.join` gives
+  `os.path.join`, `os`, `path`, `join`; `--global` gives `--global`, `global`;
+  `CamelCase` gives `camelcase`, `camel`, `case`; `python3` gives `python3`, `python`,
+  `3`. Searching the exact identifier then ranks the passage that spells it first, while a
+  prose question ("join paths") still reaches it. Whole identifiers are never stemmed;
+  their alphabetic parts are (they behave like words in prose). Parts keep stop words
+  (`os` in `os.path` is a module, not the Portuguese article).
+* Stemming (Snowball via PyStemmer) must map the same word to the same term in the docs
+  and in the question, or nothing matches. A passage is stemmed with one language, guessed
+  from its stop words (long text: reliable). A question is short and often mixes
+  languages ("como uso o caching?"), so each of its words gives both its English and its
+  Portuguese stem; the stem the docs do not contain is simply unknown to the index and
+  ignored. That also lets a Portuguese question meet English docs through cognates
+  ("configuração" and "configuration" both stem to `configur`).
+* Snowball's Portuguese rules need the accents we folded away ("-ção"), so the common
+  accented suffixes are restored before stemming, from the folded form alone: typed with
+  or without accents, a word gets the same stem.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import Stemmer
+
+from docai.models import Chunk
+from docai.stopwords import ENGLISH_ONLY, PORTUGUESE_ONLY, STOP_WORDS
+
+# Bump whenever the terms produced for a given text change: cached indexes key on it.
+ANALYZER_VERSION = "1"
+
+STEM_CACHE_SIZE = 200_000
+
+# A token: an optional flag/path prefix, word characters joined by . / : - (no trailing
+# punctuation, so a sentence's full stop is not part of `os.path.join.`), and a
+# trailing + or # for names such as c++ and c#.
+_TOKEN = re.compile(r"(?:--?|[~./]+)?\w+(?:[./:\-]+\w+)*[+#]*")
+# Parts of an identifier: case-change, letter/digit and punctuation boundaries.
+_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+|[^\W\d_A-Za-z]+")
+_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]{2}")
+_APOSTROPHE = re.compile(r"(?<=\w)['’](?=\w)")
+_COMBINING_MARKS = re.compile(
+    "[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+"
+)
+# Folded Portuguese suffixes that Snowball only recognises with their accents.
+_PT_SUFFIXES = {
+    "cao": "ção", "coes": "ções", "avel": "ável", "aveis": "áveis", "ivel": "ível",
+    "iveis": "íveis", "ancia": "ância", "ancias": "âncias", "encia": "ência",
+    "encias": "ências",
+}
+_PT_SUFFIX = re.compile("(" + "|".join(sorted(_PT_SUFFIXES, key=len, reverse=True)) + ")$")
+
+ENGLISH = "english"
+PORTUGUESE = "portuguese"
+
+
+def fold_marks(text: str) -> str:
+    """Decompose (NFKD) and drop combining marks, keeping case (needed to split CamelCase)."""
+    text = _APOSTROPHE.sub("", text)
+    if text.isascii():
+        return text
+    return _COMBINING_MARKS.sub("", unicodedata.normalize("NFKD", text))
+
+
+def guess_language(folded_words: list[str]) -> str:
+    """English or Portuguese, by which language's own stop words the text uses more."""
+    portuguese = sum(1 for word in folded_words if word in PORTUGUESE_ONLY)
+    english = sum(1 for word in folded_words if word in ENGLISH_ONLY)
+    return PORTUGUESE if portuguese > english else ENGLISH
+
+
+@dataclass(frozen=True)
+class _Tokens:
+    """A text's tokens in order, each flagged as a plain word (to stem) or an identifier."""
+
+    tokens: list[tuple[str, bool]]
+    stop_words: list[str]
+
+    def words(self) -> list[str]:
+        return [token for token, is_word in self.tokens if is_word]
+
+
+def _tokenise(text: str) -> _Tokens:
+    """Fold and split `text`; drop stop words and single letters (digits stay)."""
+    tokens: list[tuple[str, bool]] = []
+    stop_words: list[str] = []
+    for token in _TOKEN.findall(fold_marks(text)):
+        if token.isalpha() and (token.islower() or not _CAMEL.search(token)):
+            word = token.casefold()
+            if word in STOP_WORDS:
+                stop_words.append(word)
+            elif len(word) > 1:
+                tokens.append((word, True))
+        else:
+            tokens.append((token, False))
+    return _Tokens(tokens, stop_words)
+
+
+def _identifier_terms(token: str, stem: Callable[[str], str]) -> list[str]:
+    """The whole identifier (unstemmed) and its parts (alphabetic ones stemmed)."""
+    whole = token.casefold()
+    terms = [whole]
+    for part in _PARTS.findall(token):
+        if part.isdigit():
+            if part != whole:
+                terms.append(part)
+        elif len(part) > 1:
+            terms.append(stem(part.casefold()))
+    return terms
+
+
+def _finish(tokens: _Tokens, stem: Callable[[str], str]) -> list[str]:
+    terms: list[str] = []
+    for token, is_word in tokens.tokens:
+        if is_word:
+            terms.append(stem(token))
+        else:
+            terms.extend(_identifier_terms(token, stem))
+    return terms
+
+
+def _stem_portuguese(stemmer: Stemmer.Stemmer, word: str) -> str:
+    accented = _PT_SUFFIX.sub(lambda match: _PT_SUFFIXES[match.group(1)], word)
+    stem = stemmer.stemWord(accented)
+    return stem if stem.isascii() else fold_marks(stem)
+
+
+def _no_stem(word: str) -> str:
+    return word
+
+
+@dataclass(frozen=True)
+class Analyzer:
+    """Text -> terms. `stem=False` keeps folded words as they are (for evaluation).
+
+    Holds its own bounded stem caches (a word is stemmed once per analyzer, not once per
+    occurrence), so two analyzers never share mutable state.
+    """
+
+    stem: bool = True
+    cache_size: int = STEM_CACHE_SIZE
+    _stemmers: dict[str, Callable[[str], str]] = field(
+        init=False, repr=False, compare=False, hash=False
+    )
+
+    def __post_init__(self) -> None:
+        if self.stem:
+            english = Stemmer.Stemmer(ENGLISH, 0)
+            portuguese = Stemmer.Stemmer(PORTUGUESE, 0)
+            cache = functools.lru_cache(maxsize=self.cache_size)
+            stemmers = {
+                ENGLISH: cache(english.stemWord),
+                PORTUGUESE: cache(functools.partial(_stem_portuguese, portuguese)),
+            }
+        else:
+            stemmers = {ENGLISH: _no_stem, PORTUGUESE: _no_stem}
+        object.__setattr__(self, "_stemmers", stemmers)
+
+    def terms(self, text: str, language: str | None = None) -> list[str]:
+        """Document terms: every word stemmed in one language (guessed when not given)."""
+        tokens = _tokenise(text)
+        stem = self._stemmers[language or guess_language(tokens.stop_words)]
+        return _finish(tokens, stem)
+
+    def query_terms(self, text: str) -> list[str]:
+        """Question terms: each word with its English and (when different) Portuguese stem."""
+        tokens = _tokenise(text)
+        english, portuguese = self._stemmers[ENGLISH], self._stemmers[PORTUGUESE]
+        terms = _finish(tokens, english)
+        for word in tokens.words():
+            extra = portuguese(word)
+            if extra != english(word):
+                terms.append(extra)
+        return terms
+
+    def chunk_terms(self, chunk: Chunk) -> list[str]:
+        """Index terms of a chunk; the heading path counts once more than the body.
+
+        The text already starts with the heading line; adding the heading again makes a
+        passage whose *section* is about the question's subject outrank a passing mention.
+        The heading is stemmed in the chunk's language so both copies give the same terms.
+        """
+        tokens = _tokenise(chunk.text)
+        language = guess_language(tokens.stop_words)
+        stem = self._stemmers[language]
+        return _finish(tokens, stem) + self.terms(" ".join(chunk.heading_path), language)
+
+
+@functools.cache
+def default_analyzer() -> Analyzer:
+    """The analyzer the index and its callers share unless told otherwise."""
+    return Analyzer()
+
+
+def analyze(text: str) -> list[str]:
+    """The terms of a passage (one stemming language, guessed from the text)."""
+    return default_analyzer().terms(text)
+
+
+def analyze_query(text: str) -> list[str]:
+    """The terms of a question (both stems of each word; see the module docstring)."""
+    return default_analyzer().query_terms(text)
+
+
+def chunk_terms(chunk: Chunk) -> list[str]:
+    """The index-time terms of a chunk, heading boosted."""
+    return default_analyzer().chunk_terms(chunk)

@@ -1,0 +1,265 @@
+"""open_index: the search index of a docs folder, reusing the on-disk cache wherever it can.
+
+Files whose size and mtime match the cache are reused without being read; the others are
+hashed, and only those whose bytes changed are parsed, chunked and term-counted, in
+parallel across cores. The cached counts of the reused files are merged with the fresh
+ones in canonical form (see `counts`), and IDF is computed by `SearchIndex` from the merged
+counts, so an incremental build searches exactly like a full rebuild.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
+from time import perf_counter
+
+import numpy as np
+import scipy.sparse as sp
+
+from docai import cache, messages
+from docai.analysis import ANALYZER_VERSION
+from docai.cache import CachedIndex, CacheKey, FileEntry
+from docai.counts import block_of, merge
+from docai.errors import CacheError
+from docai.index import SearchIndex, TermMatrix
+from docai.loading import discover, source_name
+from docai.models import Notice, Skipped
+from docai.pipeline import ParsedFile, parse_file
+from docai.progress import file_progress
+from docai.settings import ChunkSettings, Settings
+
+# Below this many files to parse, starting worker processes costs more than it saves.
+MIN_FILES_FOR_WORKERS = 16
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseTimings:
+    """Seconds spent per phase: scan (discover, stat, read cache), parse, index, save."""
+
+    scan: float
+    parse: float
+    index: float
+    save: float
+
+
+@dataclass(frozen=True, slots=True)
+class BuildReport:
+    """What open_index did, for `docai index` and the REPL banner.
+
+    `files` counts the files indexed (not skipped); new/changed/unchanged partition every
+    discovered file. `cache_status` is None when the cache was valid (or absent), else a
+    pt-BR line saying why it was rebuilt; `cache_warning` says the index could not be saved.
+    """
+
+    files: int
+    new: int
+    changed: int
+    removed: int
+    unchanged: int
+    skipped: tuple[Skipped, ...]
+    notices: tuple[Notice, ...]
+    sections: int
+    chunks: int
+    tokens: int
+    timings: PhaseTimings
+    cache_status: str | None
+    cache_warning: str | None
+
+
+def open_index(settings: Settings, *, progress: bool) -> tuple[SearchIndex, BuildReport]:
+    """Build or refresh the index of `settings.docs_dir`; raises DocsFolderError only."""
+    started = perf_counter()
+    root = settings.docs_dir
+    sources = [source_name(root, path) for path in discover(root)]
+    directory = settings.resolved_cache_dir()
+    previous, cache_status = _read_cache(directory, cache_key(settings), settings.rebuild)
+    known = {entry.source: entry for entry in previous.files} if previous else {}
+    kept, tasks = _plan(root, sources, known)
+    scanned = perf_counter()
+
+    parsed = {item.source: item for item in _parse_all(root, settings.chunking, tasks, progress)}
+    parsed_at = perf_counter()
+
+    entries, fresh = _entries(sources, kept, parsed, known)
+    entries, vocabulary, counts = _merge_counts(entries, fresh, parsed, previous)
+    chunks = [chunk for entry in entries for chunk in entry.chunks]
+    index = SearchIndex(chunks, TermMatrix(vocabulary, counts), settings.retrieval)
+    indexed = perf_counter()
+
+    changed_files = sum(1 for source in fresh if source in known)
+    removed = len(known.keys() - set(sources))
+    dirty = previous is None or removed or len(kept) < len(sources)
+    stored = CachedIndex(cache_key(settings), tuple(entries), vocabulary, counts)
+    warning = _save(directory, stored) if dirty else None
+    saved = perf_counter()
+
+    report = BuildReport(
+        files=sum(1 for entry in entries if entry.skipped is None),
+        new=len(fresh) - changed_files,
+        changed=changed_files,
+        removed=removed,
+        unchanged=len(sources) - len(fresh),
+        skipped=tuple(Skipped(e.source, e.skipped) for e in entries if e.skipped is not None),
+        notices=tuple(Notice(e.source, message) for e in entries for message in e.notices),
+        sections=sum(entry.sections for entry in entries),
+        chunks=len(chunks),
+        tokens=sum(chunk.tokens for chunk in chunks),
+        timings=PhaseTimings(
+            scan=scanned - started,
+            parse=parsed_at - scanned,
+            index=indexed - parsed_at,
+            save=saved - indexed,
+        ),
+        cache_status=cache_status,
+        cache_warning=warning,
+    )
+    return index, report
+
+
+def cache_key(settings: Settings) -> CacheKey:
+    chunking = settings.chunking
+    return CacheKey(
+        max_tokens=chunking.max_tokens,
+        overlap_tokens=chunking.overlap_tokens,
+        encoding=chunking.encoding,
+        analyzer_version=ANALYZER_VERSION,
+    )
+
+
+def _read_cache(
+    directory: Path, key: CacheKey, rebuild: bool
+) -> tuple[CachedIndex | None, str | None]:
+    if rebuild:
+        return None, messages.CACHE_REBUILT.format(reason=messages.CACHE_REBUILD_ASKED)
+    try:
+        return cache.load(directory, key), None
+    except CacheError as error:
+        return None, messages.CACHE_REBUILT.format(reason=error)
+
+
+def _plan(
+    root: Path, sources: list[str], known: dict[str, FileEntry]
+) -> tuple[set[str], list[tuple[str, str | None]]]:
+    """Split files into kept (same size and mtime: not even read) and tasks for the workers."""
+    kept: set[str] = set()
+    tasks: list[tuple[str, str | None]] = []
+    for source in sources:
+        entry = known.get(source)
+        if entry is not None and _same_stat(root / source, entry):
+            kept.add(source)
+        else:
+            tasks.append((source, entry.sha256 if entry else None))
+    return kept, tasks
+
+
+def _same_stat(path: Path, entry: FileEntry) -> bool:
+    try:
+        stat = path.stat()
+    except OSError:
+        return False
+    return stat.st_size == entry.size and stat.st_mtime_ns == entry.mtime_ns
+
+
+def _parse_all(
+    root: Path, chunking: ChunkSettings, tasks: list[tuple[str, str | None]], progress: bool
+) -> list[ParsedFile]:
+    work = partial(parse_file, root, chunking)
+    workers = min(_cpu_count(), len(tasks) // MIN_FILES_FOR_WORKERS)
+    if workers <= 1:
+        return _tracked(map(work, tasks), len(tasks), progress)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        # Submitted before the bar starts its thread, so workers are forked without it.
+        results = pool.map(work, tasks, chunksize=max(1, min(32, len(tasks) // (workers * 8))))
+        return _tracked(results, len(tasks), progress)
+
+
+def _tracked(results: Iterable[ParsedFile], total: int, progress: bool) -> list[ParsedFile]:
+    collected: list[ParsedFile] = []
+    with file_progress(total, enabled=progress) as advance:
+        for result in results:
+            collected.append(result)
+            advance()
+    return collected
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _entries(
+    sources: list[str],
+    kept: set[str],
+    parsed: dict[str, ParsedFile],
+    known: dict[str, FileEntry],
+) -> tuple[list[FileEntry], set[str]]:
+    """The new file list in discovery order (rows not yet final) and the freshly parsed."""
+    entries: list[FileEntry] = []
+    fresh: set[str] = set()
+    for source in sources:
+        if source in kept:
+            entries.append(known[source])
+            continue
+        item = parsed[source]
+        if item.reused:
+            entries.append(replace(known[source], size=item.size, mtime_ns=item.mtime_ns))
+            continue
+        fresh.add(source)
+        entries.append(
+            FileEntry(
+                source=source,
+                sha256=item.sha256,
+                size=item.size,
+                mtime_ns=item.mtime_ns,
+                sections=item.sections,
+                chunks=item.chunks,
+                rows=(0, 0),
+                skipped=item.skipped.reason if item.skipped else None,
+                notices=tuple(notice.message for notice in item.notices),
+            )
+        )
+    return entries, fresh
+
+
+def _merge_counts(
+    entries: list[FileEntry],
+    fresh: set[str],
+    parsed: dict[str, ParsedFile],
+    previous: CachedIndex | None,
+) -> tuple[list[FileEntry], tuple[str, ...], sp.csr_matrix]:
+    """Merge the reused cached rows with the fresh blocks; give each entry its final rows.
+
+    Reused entries still carry their row range in the previous matrix, which is how their
+    rows are picked out of it.
+    """
+    reused = [np.arange(*entry.rows) for entry in entries if entry.source not in fresh]
+    blocks = [parsed[entry.source].counts for entry in entries if entry.source in fresh]
+    if previous is not None and reused:
+        rows = np.concatenate(reused)
+        blocks.insert(0, block_of(previous.vocabulary, previous.counts[rows]))
+    vocabulary, stacked = merge(blocks)
+    # `stacked` holds the reused files' rows first, then the fresh ones, each in file order.
+    next_row = {False: 0, True: sum(len(rows) for rows in reused)}
+    permutation: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
+    placed: list[FileEntry] = []
+    for entry in entries:
+        size, is_fresh = len(entry.chunks), entry.source in fresh
+        permutation.append(np.arange(next_row[is_fresh], next_row[is_fresh] + size))
+        next_row[is_fresh] += size
+        start = placed[-1].rows[1] if placed else 0
+        placed.append(replace(entry, rows=(start, start + size)))
+    return placed, vocabulary, stacked[np.concatenate(permutation)]
+
+
+def _save(directory: Path, cached: CachedIndex) -> str | None:
+    try:
+        cache.save(directory, cached)
+    except OSError as error:
+        return messages.CACHE_NOT_SAVED.format(path=directory, reason=error.strerror or error)
+    return None

@@ -1,0 +1,35 @@
+"""`docai ask "PERGUNTA"`: one answer streamed to stdout, its sources after it.
+
+Exit status: 0 when docai answered, including "the docs do not cover this" (a correct,
+grounded answer, decided without the model); 1 when the model could not answer (server
+down, model missing, stream broken), in which case the best passages are still printed so
+the user gets something useful; 2 for bad input (as every command).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from docai import messages
+from docai.answering import Answerer
+from docai.build import open_index
+from docai.llm.base import make_backend
+from docai.render import AnswerPrinter, print_index_notes
+from docai.settings import Settings
+
+
+def run(settings: Settings, question: str) -> int:
+    if not question.strip():
+        print(messages.ERROR_PREFIX.format(message=messages.ASK_EMPTY_QUESTION), file=sys.stderr)
+        return 2
+    index, report = open_index(settings, progress=True)
+    print_index_notes(report, settings.docs_dir, sys.stderr)
+    printer = AnswerPrinter(sys.stdout, sys.stderr, show_thinking=settings.show_thinking)
+    answerer = Answerer(index, make_backend(settings), settings)
+    try:
+        for event in answerer.answer(question):
+            printer.show(event)
+        printer.finish()
+    finally:
+        answerer.close()
+    return 1 if printer.failed else 0

@@ -1,0 +1,91 @@
+"""`docai search`: show the passages retrieval finds, without calling the model.
+
+With `--json`, stdout carries only JSON (one object, or one per line when questions come
+from stdin), so scripts and the evaluation can consume it; everything else goes to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from collections.abc import Iterator
+from typing import Any
+
+from docai import messages
+from docai.build import open_index
+from docai.models import Hit
+from docai.report import status_lines, update_line
+from docai.settings import Settings
+
+SNIPPET_WIDTH = 96
+SNIPPET_LINES = 2
+
+
+def run(settings: Settings, question: str | None) -> int:
+    index, report = open_index(settings, progress=True)
+    notes = status_lines(report, settings.docs_dir)
+    if (update := update_line(report)) is not None:
+        notes.append(update)
+    if report.skipped:
+        notes.append(messages.SEARCH_SKIPPED.format(count=len(report.skipped)))
+    for line in notes:
+        print(line, file=sys.stderr)
+    questions = [question] if question is not None else _stdin_questions()
+    for position, query in enumerate(questions):
+        hits = index.search(query, settings.top_k, settings.min_score) if report.chunks else []
+        if settings.json_output:
+            print(json.dumps(as_json(query, hits), ensure_ascii=False), flush=True)
+        else:
+            header = question is None
+            print(_human(query, hits, header=header, first=position == 0), flush=True)
+    return 0
+
+
+def as_json(query: str, hits: list[Hit]) -> dict[str, Any]:
+    """The `--json` schema: sources relative to the docs folder with '/', best hit first."""
+    return {
+        "query": query,
+        "results": [
+            {
+                "source": hit.chunk.source,
+                "heading": hit.chunk.heading,
+                "text": hit.chunk.text,
+                "score": float(hit.score),
+                "chunk": hit.chunk.ordinal,
+            }
+            for hit in hits
+        ],
+    }
+
+
+def snippet(text: str) -> list[str]:
+    """The chunk's body (its heading line dropped), whitespace folded, in at most two lines."""
+    body = " ".join(text.split("\n", 1)[-1].split())
+    short = textwrap.shorten(body, width=SNIPPET_WIDTH * SNIPPET_LINES, placeholder=" …")
+    return textwrap.wrap(short, width=SNIPPET_WIDTH)[:SNIPPET_LINES]
+
+
+def _human(query: str, hits: list[Hit], *, header: bool, first: bool) -> str:
+    lines = [] if first else [""]
+    if header:
+        lines.append(messages.SEARCH_QUERY_HEADER.format(query=query))
+    if not hits:
+        lines.append(messages.SEARCH_NO_RESULTS.format(query=query))
+    for rank, hit in enumerate(hits, start=1):
+        chunk = hit.chunk
+        lines.append(
+            messages.SEARCH_HIT.format(
+                rank=rank, score=hit.score, source=chunk.source,
+                heading=chunk.heading or chunk.source, chunk=chunk.ordinal,
+            )
+        )
+        lines += ["   " + line for line in snippet(chunk.text)]
+    return "\n".join(lines)
+
+
+def _stdin_questions() -> Iterator[str]:
+    """One question per non-blank line, read lazily so answers stream as lines arrive."""
+    for line in sys.stdin:
+        if line.strip():
+            yield line.strip()

@@ -1,0 +1,62 @@
+"""From per-chunk scores to a final ranked list: top-n, rank fusion, near-duplicate removal.
+
+Every ordering here breaks ties with a fixed per-chunk `tiebreak` rank (the chunk's place
+in (source, ordinal) order), so equal scores never make results depend on build order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+RRF_K = 60
+
+
+def top(candidates: np.ndarray, scores: np.ndarray, tiebreak: np.ndarray, n: int) -> np.ndarray:
+    """The best `n` of `candidates` (chunk ids), by score descending then tiebreak.
+
+    `scores` holds one value per chunk of the index (indexed by chunk id). Only the
+    candidates at or above the n-th best score are sorted, so large candidate sets cost a
+    linear partition rather than a full sort.
+    """
+    values = scores[candidates]
+    if len(candidates) > n:
+        threshold = np.partition(values, len(values) - n)[len(values) - n]
+        keep = values >= threshold
+        candidates, values = candidates[keep], values[keep]
+    order = np.lexsort((tiebreak[candidates], -values))
+    return candidates[order[:n]]
+
+
+def reciprocal_rank_fusion(
+    rankings: list[np.ndarray], tiebreak: np.ndarray, k: int = RRF_K
+) -> tuple[np.ndarray, np.ndarray]:
+    """Fuse rankings of chunk ids by sum of 1 / (k + rank), rank starting at 1.
+
+    Ranks, not raw scores, are fused: BM25 and cosine live on different scales, and RRF
+    (Cormack et al., 2009) needs no calibration. A chunk absent from a ranking gets
+    nothing from it. Returns (chunk ids, fused scores), best first.
+    """
+    fused: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, chunk_id in enumerate(ranking.tolist(), start=1):
+            fused[chunk_id] = fused.get(chunk_id, 0.0) + 1.0 / (k + rank)
+    ids = np.fromiter(fused.keys(), dtype=np.int64, count=len(fused))
+    values = np.fromiter(fused.values(), dtype=np.float64, count=len(fused))
+    order = np.lexsort((tiebreak[ids], -values))
+    return ids[order], values[order]
+
+
+def drop_near_duplicates(similarities: np.ndarray, k: int, threshold: float) -> list[int]:
+    """Positions (into a ranked list) of the first `k` items not too similar to a better one.
+
+    `similarities[i, j]` is the cosine between ranked items i and j. Copies of the same
+    passage (a section repeated across files, a page saved twice) would otherwise fill
+    the few slots the prompt has with one text.
+    """
+    chosen: list[int] = []
+    for position in range(similarities.shape[0]):
+        if all(similarities[position, earlier] < threshold for earlier in chosen):
+            chosen.append(position)
+            if len(chosen) == k:
+                break
+    return chosen

@@ -1,0 +1,244 @@
+"""The in-memory lexical index: per-chunk term counts and the search over them.
+
+`TermMatrix` is what gets stored (counts only, per file, so files can be added or removed
+without re-analysing the others). `SearchIndex` derives every weight from the counts in
+its constructor, so an index stacked from stored parts ranks and scores exactly like one
+built from scratch.
+
+Relevance bar: `Hit.score` is the chosen method's own score (cosine for "tfidf", BM25 for
+"bm25", reciprocal-rank-fusion for "hybrid"), but `min_score` is always compared with the
+chunk's TF-IDF cosine with the question. Cosine is bounded (0..1) and comparable across
+questions and corpora, whereas BM25 grows with idf and RRF only encodes ranks, so one bar
+means the same thing whatever `--retrieval` says.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import operator
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+
+from docai.analysis import ANALYZER_VERSION, Analyzer, default_analyzer
+from docai.fusion import drop_near_duplicates, reciprocal_rank_fusion, top
+from docai.models import Chunk, Hit
+from docai.scoring import Bm25Scorer, TfidfScorer
+
+METHODS = ("hybrid", "tfidf", "bm25")
+# Minimum TF-IDF cosine between question and chunk (see the module docstring).
+DEFAULT_MIN_RELEVANCE = 0.05
+# Chunks more similar than this to a better-ranked hit are dropped (None: keep them).
+DEFAULT_DUPLICATE_SIMILARITY = 0.85
+# How deep each ranking goes before fusion and duplicate removal.
+RANK_DEPTH = 100
+
+
+@dataclass(frozen=True, eq=False)
+class TermMatrix:
+    """Term counts: row i = chunk i, column j = `vocabulary[j]`; int32, canonical CSR."""
+
+    vocabulary: tuple[str, ...]
+    counts: sp.csr_matrix
+
+    def __post_init__(self) -> None:
+        if self.counts.shape[1] != len(self.vocabulary):
+            raise ValueError(
+                f"{self.counts.shape[1]} columns for {len(self.vocabulary)} vocabulary terms"
+            )
+
+    @property
+    def rows(self) -> int:
+        return self.counts.shape[0]
+
+    @classmethod
+    def from_term_lists(cls, term_lists: Sequence[Sequence[str]]) -> TermMatrix:
+        """Count each list's terms; the vocabulary is sorted so equal input gives equal output."""
+        vocabulary = tuple(sorted(set(itertools.chain.from_iterable(term_lists))))
+        column = {term: j for j, term in enumerate(vocabulary)}
+        indices = np.fromiter(
+            (column[term] for terms in term_lists for term in terms), dtype=np.int32
+        )
+        indptr = np.zeros(len(term_lists) + 1, dtype=np.int64)
+        np.cumsum([len(terms) for terms in term_lists], out=indptr[1:])
+        data = np.ones(len(indices), dtype=np.int32)
+        shape = (len(term_lists), len(vocabulary))
+        return cls(vocabulary, _canonical(sp.csr_matrix((data, indices, indptr), shape=shape)))
+
+    @classmethod
+    def stack(cls, matrices: Sequence[TermMatrix]) -> TermMatrix:
+        """Rows of all matrices in order, over the sorted union of their vocabularies.
+
+        Exact: stacking per-file matrices equals `from_term_lists` of all their term lists.
+        """
+        vocabulary = tuple(sorted(set().union(*(m.vocabulary for m in matrices))))
+        column = {term: j for j, term in enumerate(vocabulary)}
+        blocks = []
+        for matrix in matrices:
+            remap = np.fromiter((column[t] for t in matrix.vocabulary), dtype=np.int32,
+                                count=len(matrix.vocabulary))
+            counts = matrix.counts
+            blocks.append(sp.csr_matrix(
+                (counts.data, remap[counts.indices], counts.indptr),
+                shape=(counts.shape[0], len(vocabulary)),
+            ))
+        if not blocks:
+            return cls((), sp.csr_matrix((0, 0), dtype=np.int32))
+        return cls(vocabulary, _canonical(sp.vstack(blocks, format="csr")))
+
+    def compact(self) -> TermMatrix:
+        """Drop terms no row uses, so stale vocabulary entries cannot influence anything."""
+        used = np.flatnonzero(np.bincount(self.counts.indices, minlength=len(self.vocabulary)))
+        if len(used) == len(self.vocabulary):
+            return self
+        vocabulary = tuple(self.vocabulary[j] for j in used.tolist())
+        return TermMatrix(vocabulary, _canonical(self.counts[:, used]))
+
+
+def _canonical(counts: sp.csr_matrix) -> sp.csr_matrix:
+    """int32 counts, duplicates summed, column indices sorted: one layout per content."""
+    counts = counts.astype(np.int32)
+    counts.sum_duplicates()
+    counts.sort_indices()
+    counts.indices = counts.indices.astype(np.int32, copy=False)
+    counts.indptr = counts.indptr.astype(np.int64, copy=False)
+    return counts
+
+
+def _sorted_columns(matrix: TermMatrix) -> TermMatrix:
+    """The same matrix with its vocabulary in sorted order (float sums then add up alike)."""
+    vocabulary = matrix.vocabulary
+    if all(map(operator.lt, vocabulary, vocabulary[1:])):
+        return matrix
+    order = sorted(range(len(vocabulary)), key=vocabulary.__getitem__)
+    return TermMatrix(tuple(vocabulary[j] for j in order), _canonical(matrix.counts[:, order]))
+
+
+class SearchIndex:
+    """Ranks chunks for a question. Build once (weights are computed here), query often.
+
+    `analyzer` must be the one that produced the matrix (default: `default_analyzer()`).
+    `duplicate_similarity=None` turns near-duplicate removal off.
+    """
+
+    def __init__(
+        self,
+        chunks: Sequence[Chunk],
+        matrix: TermMatrix,
+        method: str = "hybrid",
+        *,
+        analyzer: Analyzer | None = None,
+        duplicate_similarity: float | None = DEFAULT_DUPLICATE_SIMILARITY,
+    ) -> None:
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, not {method!r}")
+        if len(chunks) != matrix.rows:
+            raise ValueError(f"{len(chunks)} chunks for {matrix.rows} matrix rows")
+        self.chunks: tuple[Chunk, ...] = tuple(chunks)
+        self.method = method
+        self._analyzer = analyzer or default_analyzer()
+        self._duplicate_similarity = duplicate_similarity
+        self._matrix = _sorted_columns(matrix.compact())
+        self._column = {term: j for j, term in enumerate(self._matrix.vocabulary)}
+        self._tfidf = TfidfScorer.fit(self._matrix.counts)
+        self._bm25 = Bm25Scorer.fit(self._matrix.counts)
+        self._presence = self._matrix.counts.tocsc()
+        order = sorted(range(len(self.chunks)),
+                       key=lambda i: (self.chunks[i].source, self.chunks[i].ordinal))
+        self._tiebreak = np.empty(len(self.chunks), dtype=np.int64)
+        self._tiebreak[order] = np.arange(len(self.chunks))
+        self._sources = sorted({chunk.source for chunk in self.chunks})
+        source_id = {source: i for i, source in enumerate(self._sources)}
+        self._source_of = np.array([source_id[c.source] for c in self.chunks], dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """Hash of method, analyzer version, vocabulary, counts and every chunk's identity."""
+        digest = hashlib.sha256()
+        digest.update(f"{self.method}\0{ANALYZER_VERSION}\0".encode())
+        digest.update("\0".join(self._matrix.vocabulary).encode())
+        counts = self._matrix.counts
+        for array in (counts.indptr, counts.indices, counts.data):
+            digest.update(np.ascontiguousarray(array).tobytes())
+        for chunk in self.chunks:
+            identity = f"\0{chunk.source}\0{chunk.ordinal}\0{chunk.heading}\0{chunk.text}"
+            digest.update(identity.encode())
+        return digest.hexdigest()
+
+    def _query(self, question: str) -> tuple[np.ndarray, np.ndarray]:
+        """Known question terms as (column ids ascending, occurrence counts)."""
+        known = Counter(
+            self._column[term]
+            for term in self._analyzer.query_terms(question)
+            if term in self._column
+        )
+        ids = np.array(sorted(known), dtype=np.int64)
+        return ids, np.array([known[j] for j in ids.tolist()], dtype=np.float64)
+
+    def search(self, question: str, k: int, min_score: float | None = None) -> list[Hit]:
+        """Up to `k` hits, best first; [] when no question term is known or none clears the bar.
+
+        `min_score` is a TF-IDF cosine (0..1) whatever the method; None means
+        `DEFAULT_MIN_RELEVANCE`.
+        """
+        ids, counts = self._query(question)
+        if len(ids) == 0 or k < 1:
+            return []
+        bar = DEFAULT_MIN_RELEVANCE if min_score is None else min_score
+        cosine = self._tfidf.scores(ids, counts)
+        candidates = np.flatnonzero((cosine > 0) & (cosine >= bar))
+        if len(candidates) == 0:
+            return []
+        depth = max(RANK_DEPTH, 4 * k)
+        if self.method == "tfidf":
+            ranked, scores = _ranked(candidates, cosine, self._tiebreak, depth)
+        elif self.method == "bm25":
+            bm25 = self._bm25.scores(ids, counts)
+            ranked, scores = _ranked(candidates, bm25, self._tiebreak, depth)
+        else:
+            bm25 = self._bm25.scores(ids, counts)
+            ranked, scores = reciprocal_rank_fusion(
+                [top(candidates, cosine, self._tiebreak, depth),
+                 top(candidates, bm25, self._tiebreak, depth)],
+                self._tiebreak,
+            )
+        if self._duplicate_similarity is None:
+            positions = list(range(min(k, len(ranked))))
+        else:
+            pool = ranked[:depth]
+            positions = drop_near_duplicates(
+                self._tfidf.similarities(pool), k, self._duplicate_similarity
+            )
+        return [Hit(self.chunks[ranked[p]], float(scores[p])) for p in positions]
+
+    def best_source(self, question: str) -> str | None:
+        """The file sharing most distinct question terms; ties go to the best cosine, then name.
+
+        Used for the fallback answer ("nothing relevant, but see FILE"), so it ignores the
+        relevance bar; None only when no question term is known at all.
+        """
+        ids, counts = self._query(question)
+        if len(ids) == 0:
+            return None
+        rows, columns = self._presence[:, ids].nonzero()
+        pairs = np.unique(self._source_of[rows] * len(ids) + columns)
+        shared = np.bincount(pairs // len(ids), minlength=len(self._sources))
+        best_cosine = np.zeros(len(self._sources))
+        np.maximum.at(best_cosine, self._source_of, self._tfidf.scores(ids, counts))
+        best = np.lexsort((np.arange(len(self._sources)), -best_cosine, -shared))[0]
+        return self._sources[best]
+
+
+def _ranked(
+    candidates: np.ndarray, scores: np.ndarray, tiebreak: np.ndarray, depth: int
+) -> tuple[np.ndarray, np.ndarray]:
+    ranked = top(candidates, scores, tiebreak, depth)
+    return ranked, scores[ranked]

@@ -1,0 +1,63 @@
+"""The one interface the answering layer needs from a model server, and how to pick one."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from types import TracebackType
+from typing import Protocol, Self
+
+from docai import messages
+from docai.errors import SettingsError
+from docai.llm.events import Event, Message
+from docai.settings import Settings
+
+
+class ChatBackend(Protocol):
+    """A streaming chat model.
+
+    `stream_chat` yields ThinkingDelta/TextDelta events and ends with one Done; it raises
+    `docai.llm.errors.LLMError` subclasses while iterating. `think=None` lets the server
+    decide whether the model reasons.
+    """
+
+    name: str
+    model: str
+
+    def stream_chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        think: bool | None,
+        num_ctx: int,
+        temperature: float,
+    ) -> Iterator[Event]: ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None: ...
+
+
+def make_backend(settings: Settings, environ: dict[str, str] | None = None) -> ChatBackend:
+    """The backend `settings.backend` names, pointed at its URL and `settings.model`.
+
+    The OpenAI backend reads its optional API key from OPENAI_API_KEY in `environ`
+    (default: the process environment).
+    """
+    if settings.backend == "openai":
+        from docai.llm.openai import OpenAIClient
+
+        if not settings.base_url:
+            raise SettingsError(messages.LLM_OPENAI_NEEDS_BASE_URL)
+        env = os.environ if environ is None else environ
+        return OpenAIClient(settings.base_url, settings.model, api_key=env.get("OPENAI_API_KEY"))
+    from docai.llm.ollama import OllamaClient
+
+    return OllamaClient(settings.ollama_url, settings.model)

@@ -1,0 +1,48 @@
+"""What a chat backend streams back, independent of the server's wire format."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One chat turn sent to the model (`role` is "system", "user" or "assistant")."""
+
+    role: str
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingDelta:
+    """A piece of the model's reasoning; the UI may show it dimmed or hide it."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of the answer itself."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """The end of one answer. Servers may omit any metric, so every field is optional."""
+
+    done_reason: str | None = None
+    prompt_eval_count: int | None = None
+    eval_count: int | None = None
+    eval_duration_ns: int | None = None
+    total_duration_ns: int | None = None
+
+    @property
+    def tokens_per_second(self) -> float | None:
+        """Generation speed, or None when the server did not say how long it took."""
+        if not self.eval_count or not self.eval_duration_ns:
+            return None
+        return self.eval_count / self.eval_duration_ns * 1e9
+
+
+Event = ThinkingDelta | TextDelta | Done

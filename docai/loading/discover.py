@@ -1,0 +1,101 @@
+"""discover: list the docs files under a folder, in an order that never changes between runs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from docai import messages
+from docai.errors import DocsFolderError
+from docai.loading.formats import SUPPORTED_SUFFIXES
+
+# Folders of tools and dependencies, not of the user's docs: a `node_modules` tree holds
+# thousands of third-party READMEs that would drown the user's own pages in search results.
+SKIPPED_DIR_NAMES = frozenset({"node_modules", "__pycache__"})
+
+
+def discover(root: Path) -> list[Path]:
+    """Every supported file under `root` (as `root / relative`), sorted by relative POSIX path.
+
+    Hidden folders (`.git`, `.venv`, `.cache`, ...) are skipped: they hold version-control
+    internals, environments and caches, never docs meant for readers, and can be huge.
+    Symlinked folders are followed once: each real folder is visited at most one time, so a
+    link to an ancestor neither hangs nor lists files twice, and plain folders are walked
+    before symlinked ones, so a file reachable both ways keeps its real name. Symlinked files
+    are kept even when broken, so `load_file` can tell the user why they were skipped.
+    Sub-folders that cannot be listed are left out; only an unusable `root` is an error.
+    """
+    _check_root(root)
+    found: list[tuple[str, Path]] = []
+    visited: set[tuple[int, int]] = set()
+    real: list[tuple[Path, str]] = [(root, "")]
+    linked: list[tuple[Path, str]] = []
+    while real or linked:
+        folder, prefix = real.pop() if real else linked.pop()
+        if not _first_visit(folder, visited):
+            continue
+        for entry in _entries(folder, is_root=not prefix):
+            relative = prefix + entry.name
+            if _is_dir(entry):
+                if not entry.name.startswith(".") and entry.name not in SKIPPED_DIR_NAMES:
+                    queue = linked if entry.is_symlink() else real
+                    queue.append((Path(entry.path), relative + "/"))
+            elif Path(entry.name).suffix.lower() in SUPPORTED_SUFFIXES and _is_file(entry):
+                found.append((relative, root / relative))
+    return [path for _, path in sorted(found)]
+
+
+def _check_root(root: Path) -> None:
+    try:
+        exists, is_dir = root.exists(), root.is_dir()
+    except OSError as error:  # e.g. a parent folder without search permission
+        reason = error.strerror or str(error)
+        raise DocsFolderError(
+            messages.DOCS_UNREADABLE.format(path=root, reason=reason)
+        ) from error
+    if not exists:
+        raise DocsFolderError(messages.DOCS_MISSING.format(path=root))
+    if not is_dir:
+        raise DocsFolderError(messages.DOCS_NOT_A_DIR.format(path=root))
+
+
+def _entries(folder: Path, *, is_root: bool) -> list[os.DirEntry[str]]:
+    """Entries sorted by name, so the walk (and so which link wins a tie) is repeatable."""
+    try:
+        with os.scandir(folder) as scan:
+            return sorted(scan, key=lambda entry: entry.name)
+    except OSError as error:
+        if is_root:
+            reason = error.strerror or str(error)
+            raise DocsFolderError(
+                messages.DOCS_UNREADABLE.format(path=folder, reason=reason)
+            ) from error
+        return []
+
+
+def _first_visit(folder: Path, visited: set[tuple[int, int]]) -> bool:
+    try:
+        info = folder.stat()
+    except OSError:
+        return False
+    key = (info.st_dev, info.st_ino)
+    if key in visited:
+        return False
+    visited.add(key)
+    return True
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    """A regular file, or a symlink (even a broken one) that load_file will explain."""
+    try:
+        return entry.is_file() or entry.is_symlink()
+    except OSError:
+        return False
+

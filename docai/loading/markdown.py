@@ -1,0 +1,112 @@
+"""Markdown -> (title, sections), from markdown-it's syntax tree rather than regexes.
+
+Working on the parsed tree means a `#` inside a code block is never a heading, a table
+keeps its cells apart, and entities come out decoded, exactly as a renderer would see them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from markdown_it.tree import SyntaxTreeNode
+
+from docai.loading.frontmatter import split_front_matter
+from docai.loading.html import html_events
+from docai.loading.outline import Block, Heading, build_sections
+from docai.models import Section
+
+_LIST_INDENT = "  "
+# `a<br>b` must not read "ab"; a space (not a newline) keeps table rows on one line.
+_LINE_BREAK_TAG = re.compile(r"<br\b", re.IGNORECASE)
+
+
+def parse_markdown(text: str, stem: str) -> tuple[str, tuple[Section, ...]]:
+    """Return the title and the sections of a Markdown document.
+
+    Title: front matter `title:` (what site generators show), else the first level-1
+    heading (Markdown or an HTML `<h1>` block), else `stem`. The front matter itself is
+    never body text. Text before the first heading gets the heading path `(title,)`.
+    """
+    front = split_front_matter(text)
+    events = _events(_parser().parse(front.body))
+    first_h1 = next((e.text for e in events if isinstance(e, Heading) and e.level == 1), None)
+    title = front.title or first_h1 or stem
+    return title, build_sections(events, preamble_path=(title,))
+
+
+def _parser() -> MarkdownIt:
+    # Built per call: a MarkdownIt instance is cheap, and sharing one would be global state.
+    return MarkdownIt("commonmark").enable("table")
+
+
+def _events(tokens: list[Token]) -> list[Heading | Block]:
+    events: list[Heading | Block] = []
+    for node in SyntaxTreeNode(tokens).children:
+        if node.type == "heading":
+            events.append(Heading(int(node.tag[1:]), _inline(node).strip()))
+        elif node.type == "html_block":
+            events.extend(html_events(node.content))
+        else:
+            events.append(Block(_block(node)))
+    return events
+
+
+def _block(node: SyntaxTreeNode) -> str:
+    """Plain text of one block; line breaks inside code, lists and tables are kept."""
+    kind = node.type
+    if kind in ("fence", "code_block"):
+        return node.content.rstrip("\n")
+    if kind in ("paragraph", "heading"):
+        return _inline(node).strip()
+    if kind in ("bullet_list", "ordered_list"):
+        return _list(node)
+    if kind == "table":
+        return "\n".join(_row(tr) for tr in _descendants(node, "tr"))
+    if kind == "html_block":
+        return "\n\n".join(event.text for event in html_events(node.content))
+    if kind == "hr":
+        return ""
+    return "\n\n".join(text for child in node.children if (text := _block(child)))
+
+
+def _list(node: SyntaxTreeNode) -> str:
+    """One item per line, `- ` for bullets and `N. ` for ordered items; nested lists indent."""
+    lines: list[str] = []
+    for item in node.children:
+        marker = f"{item.info}. " if node.type == "ordered_list" and item.info else "- "
+        body = "\n".join(text for child in item.children if (text := _block(child)))
+        first, *rest = body.split("\n") if body else [""]
+        lines.append(marker + first)
+        lines.extend(_LIST_INDENT + line if line else line for line in rest)
+    return "\n".join(lines)
+
+
+def _row(tr: SyntaxTreeNode) -> str:
+    return " | ".join(_inline(cell).strip() for cell in tr.children)
+
+
+def _descendants(node: SyntaxTreeNode, kind: str) -> list[SyntaxTreeNode]:
+    found: list[SyntaxTreeNode] = []
+    for child in node.children:
+        found.extend([child] if child.type == kind else _descendants(child, kind))
+    return found
+
+
+def _inline(node: SyntaxTreeNode) -> str:
+    """Text of inline content: code spans, link and image text kept, markup and raw tags not."""
+    parts: list[str] = []
+    for child in node.children:
+        kind = child.type
+        if kind == "softbreak":
+            parts.append(" ")
+        elif kind == "hardbreak":
+            parts.append("\n")
+        elif kind == "html_inline":
+            parts.append(" " if _LINE_BREAK_TAG.match(child.content) else "")
+        elif child.children:
+            parts.append(_inline(child))
+        else:
+            parts.append(child.content)
+    return "".join(parts)

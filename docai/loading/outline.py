@@ -1,0 +1,65 @@
+"""Turn a flat run of headings and text blocks into sections with heading paths.
+
+Markdown and HTML parsers both reduce a page to this one shape (Heading / Block events),
+so the rules for heading paths live in one place and behave the same for every format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from docai.models import Section
+
+BLOCK_SEPARATOR = "\n\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    """A heading of `level` 1..6; deeper levels nest under the nearest shallower one."""
+
+    level: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A paragraph-like run of body text (lines inside it are kept as they are)."""
+
+    text: str
+
+
+def build_sections(
+    events: Iterable[Heading | Block], *, preamble_path: tuple[str, ...]
+) -> tuple[Section, ...]:
+    """Group blocks under the heading path in force where they appear.
+
+    Text before the first heading gets `preamble_path` (the parsers pass `(title,)`, so an
+    intro paragraph still says which document it belongs to once it is a lone chunk).
+    A heading that skips levels (h1 then h3) nests directly under the last shallower one.
+    Headings with no body yield no section, yet stay in the path of their children.
+    Empty headings are ignored: they would add a blank step to the path.
+    """
+    stack: list[Heading] = []
+    path = preamble_path
+    blocks: list[str] = []
+    sections: list[Section] = []
+
+    def flush() -> None:
+        if blocks:
+            sections.append(Section(heading_path=path, text=BLOCK_SEPARATOR.join(blocks)))
+            blocks.clear()
+
+    for event in events:
+        if isinstance(event, Heading):
+            if not event.text:
+                continue
+            flush()
+            while stack and stack[-1].level >= event.level:
+                stack.pop()
+            stack.append(event)
+            path = tuple(h.text for h in stack)
+        elif text := event.text.strip("\n").rstrip():
+            blocks.append(text)
+    flush()
+    return tuple(sections)

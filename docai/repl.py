@@ -1,0 +1,110 @@
+"""`docai` with no subcommand: a pt-BR conversation about the docs folder.
+
+On a terminal it uses prompt_toolkit (line editing, history saved in the user data folder);
+with piped input it answers one question per line, so `docai < perguntas.txt` works too.
+Ctrl-C at the prompt clears the line; during an answer it stops the answer (the stream is
+closed, so the server stops generating) and the prompt comes back. `sair`, `exit`, `quit`
+and Ctrl-D end the session with exit status 0.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from typing import TextIO
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+
+from docai import messages
+from docai.answering import Answerer
+from docai.build import open_index
+from docai.llm.base import make_backend
+from docai.render import AnswerPrinter, print_index_notes
+from docai.repl_commands import Session, run_command
+from docai.settings import Settings, history_file
+
+QUIT_WORDS = frozenset({"sair", "exit", "quit", "/sair"})
+
+
+def run(settings: Settings) -> int:
+    interactive = sys.stdin.isatty()
+    index, report = open_index(settings, progress=True)
+    print_index_notes(report, settings.docs_dir, sys.stderr)
+    welcome = messages.REPL_WELCOME.format(
+        files=report.files, chunks=report.chunks, docs=settings.docs_dir, model=settings.model
+    )
+    # With piped input, stdout carries only answers; the greeting goes to stderr.
+    print(welcome, file=sys.stdout if interactive else sys.stderr, flush=True)
+    answerer = Answerer(index, make_backend(settings), settings)
+    session = Session(answerer, show_thinking=settings.show_thinking, out=sys.stdout)
+    try:
+        lines = _terminal_lines() if interactive else _piped_lines(sys.stdin)
+        for line in lines:
+            if not handle_line(line, session):
+                break
+    finally:
+        answerer.close()
+    if interactive:
+        print(messages.REPL_GOODBYE, flush=True)
+    return 0
+
+
+def handle_line(line: str, session: Session) -> bool:
+    """Act on one input line; False means the user asked to leave."""
+    text = line.strip()
+    if not text:
+        session.out.write(messages.REPL_EMPTY_LINE + "\n")
+        session.out.flush()
+    elif text.casefold() in QUIT_WORDS:
+        return False
+    elif text.startswith("/"):
+        run_command(text, session)
+    else:
+        ask(text, session)
+    return True
+
+
+def ask(question: str, session: Session) -> None:
+    """Stream one answer; Ctrl-C stops it and closes the stream to the model."""
+    printer = AnswerPrinter(session.out, sys.stderr, show_thinking=session.show_thinking)
+    session.last_answer = printer
+    events = session.answerer.answer(question)
+    try:
+        for event in events:
+            printer.show(event)
+        printer.finish()
+    except KeyboardInterrupt:
+        events.close()
+        printer.interrupted()
+    session.out.write("\n")
+    session.out.flush()
+
+
+def _terminal_lines() -> Iterable[str]:
+    """Lines typed at the prompt until Ctrl-D; Ctrl-C at the prompt only clears the line."""
+    prompt = PromptSession[str](history=_history(sys.stderr))
+    while True:
+        try:
+            yield prompt.prompt(messages.REPL_PROMPT)
+        except KeyboardInterrupt:
+            continue
+        except EOFError:
+            return
+
+
+def _piped_lines(stdin: TextIO) -> Iterable[str]:
+    """Non-blank lines of piped input (a blank line in a file is not a question to nudge)."""
+    return (line for line in stdin if line.strip())
+
+
+def _history(err: TextIO) -> History:
+    """The history file in the user data folder, or an in-memory one if it cannot be written."""
+    path = history_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch(exist_ok=True)
+    except OSError as error:
+        err.write(messages.REPL_HISTORY_UNAVAILABLE.format(path=path, reason=error.strerror) + "\n")
+        return InMemoryHistory()
+    return FileHistory(str(path))

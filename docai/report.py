@@ -1,0 +1,60 @@
+"""Turn a BuildReport into the pt-BR lines the commands print (pure: no I/O here)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docai import messages
+from docai.build import BuildReport
+
+
+def status_lines(report: BuildReport, docs_dir: Path) -> list[str]:
+    """One line each for a discarded cache, an unsaved cache and an empty docs folder."""
+    lines = [line for line in (report.cache_status, report.cache_warning) if line]
+    if report.chunks == 0:
+        lines.append(messages.NO_DOCUMENTS.format(path=docs_dir))
+    return lines
+
+
+def summary_lines(report: BuildReport, docs_dir: Path, cache_dir: Path) -> list[str]:
+    """The full account `docai index` gives: counts, changes, skipped files, notices, times."""
+    timings = report.timings
+    lines = [
+        messages.INDEX_SUMMARY.format(
+            files=report.files, path=docs_dir, sections=report.sections,
+            chunks=report.chunks, tokens=report.tokens,
+        ),
+        messages.INDEX_CHANGES.format(
+            new=report.new, changed=report.changed, removed=report.removed,
+            unchanged=report.unchanged,
+        ),
+    ]
+    if report.skipped:
+        lines.append(messages.INDEX_SKIPPED_HEADER.format(count=len(report.skipped)))
+        lines += [
+            messages.INDEX_SKIPPED_LINE.format(source=item.source, reason=item.reason)
+            for item in report.skipped
+        ]
+    if report.notices:
+        lines.append(messages.INDEX_NOTICES_HEADER.format(count=len(report.notices)))
+        lines += [
+            messages.INDEX_NOTICE_LINE.format(source=item.source, message=item.message)
+            for item in report.notices
+        ]
+    lines.append(
+        messages.INDEX_TIMINGS.format(
+            scan=timings.scan, parse=timings.parse, index=timings.index, save=timings.save,
+            total=timings.scan + timings.parse + timings.index + timings.save,
+        )
+    )
+    lines.append(messages.INDEX_CACHE_AT.format(path=cache_dir))
+    return lines
+
+
+def update_line(report: BuildReport) -> str | None:
+    """A short note when files were (re)read, for commands that are not about the index."""
+    if not (report.new or report.changed or report.removed):
+        return None
+    return messages.SEARCH_UPDATED.format(
+        new=report.new, changed=report.changed, removed=report.removed
+    )

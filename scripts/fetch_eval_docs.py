@@ -1,0 +1,147 @@
+"""Fetch the public documentation the retrieval evaluation runs on: MkDocs' user guide.
+
+Why this corpus: nobody on the team wrote it (so the questions cannot be tuned to our own
+prose), it is real HTML with navigation chrome, code blocks and a long changelog that acts
+as a distractor, and it is a moderate size (about 20 pages, a few hundred chunks).
+
+It comes from Debian's `mkdocs-doc` package, pinned to one version and checked against a
+SHA-256, so every run evaluates exactly the same text. Idempotent: a stamp file next to the
+docs folder records what was unpacked, and a matching stamp means nothing to do.
+
+Run directly (`python scripts/fetch_eval_docs.py`) or through `scripts/eval.py`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "eval" / "data"
+
+
+@dataclass(frozen=True, slots=True)
+class DebianDocs:
+    """A Debian package version whose `docs_path` folder becomes `tests/eval/data/<name>/`."""
+
+    name: str
+    package: str
+    version: str
+    sha256: str
+    docs_path: str
+    excluded: frozenset[str]  # not documentation: error page, redirect stubs
+
+    @property
+    def target(self) -> Path:
+        return DATA_DIR / self.name
+
+    @property
+    def stamp(self) -> Path:
+        # Beside the folder, not in it: docai would index (or skip) any file inside.
+        return DATA_DIR / f"{self.name}.fetched"
+
+    @property
+    def stamp_text(self) -> str:
+        return f"{self.package} {self.version} sha256:{self.sha256}\n"
+
+
+MKDOCS = DebianDocs(
+    name="mkdocs",
+    package="mkdocs-doc",
+    version="1.4.2+dfsg-2",
+    sha256="cc460d8a893ebc0aee62a1883693d833ff0b31af0475578299b90e0f793ee84f",
+    docs_path="usr/share/doc/mkdocs/html",
+    excluded=frozenset(
+        {"404.html", "user-guide/custom-themes.html", "user-guide/plugins.html",
+         "user-guide/styling-your-docs.html"}
+    ),
+)
+
+
+class FetchError(Exception):
+    """The pinned docs could not be fetched or did not match their checksum."""
+
+
+def fetch(docs: DebianDocs = MKDOCS) -> Path:
+    """Make sure `docs.target` holds the pinned docs; return it."""
+    if docs.target.is_dir() and _read(docs.stamp) == docs.stamp_text:
+        return docs.target
+    with tempfile.TemporaryDirectory(prefix="docai-eval-") as scratch:
+        work = Path(scratch)
+        work.chmod(0o755)  # apt's download user must be able to enter it
+        deb = _download(docs, work)
+        digest = hashlib.sha256(deb.read_bytes()).hexdigest()
+        if digest != docs.sha256:
+            raise FetchError(
+                f"{deb.name}: SHA-256 {digest} differs from the pinned {docs.sha256}"
+            )
+        unpacked = work / "unpacked"
+        _run(["dpkg-deb", "-x", str(deb), str(unpacked)])
+        staged = work / docs.name
+        _copy_docs(unpacked / docs.docs_path, staged, docs.excluded)
+        docs.target.parent.mkdir(parents=True, exist_ok=True)
+        docs.stamp.unlink(missing_ok=True)
+        if docs.target.exists():
+            shutil.rmtree(docs.target)
+        shutil.move(str(staged), docs.target)
+        docs.stamp.write_text(docs.stamp_text, encoding="utf-8")
+    return docs.target
+
+
+def _download(docs: DebianDocs, work: Path) -> Path:
+    """`apt-get download` the pinned version, refreshing the package lists once if needed."""
+    command = ["apt-get", "download", "-q", f"{docs.package}={docs.version}"]
+    if _run(command, cwd=work, check=False) != 0:
+        _run(["apt-get", "update", "-qq"], check=False)
+        _run(command, cwd=work)
+    found = sorted(work.glob(f"{docs.package}_*.deb"))
+    if len(found) != 1:
+        raise FetchError(f"apt-get download left {len(found)} .deb files for {docs.package}")
+    return found[0]
+
+
+def _copy_docs(source: Path, target: Path, excluded: frozenset[str]) -> None:
+    """Copy only the HTML pages: assets (CSS, JS, images, search index) are not docs."""
+    if not source.is_dir():
+        raise FetchError(f"the package has no folder {source}")
+    for page in sorted(source.rglob("*.html")):
+        relative = page.relative_to(source).as_posix()
+        if relative in excluded:
+            continue
+        destination = target / relative
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(page, destination)
+
+
+def _run(command: list[str], *, cwd: Path | None = None, check: bool = True) -> int:
+    try:
+        done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
+    except FileNotFoundError as error:
+        raise FetchError(f"{command[0]} is not available: fetching needs Debian's tools") from error
+    if check and done.returncode != 0:
+        raise FetchError(f"{' '.join(command)} failed:\n{done.stderr.strip()}")
+    return done.returncode
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def main() -> int:
+    try:
+        print(fetch())
+    except FetchError as error:
+        print(f"fetch_eval_docs: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,599 @@
+"""A real HTTP server on 127.0.0.1 that speaks Ollama's API, with knobs for failure scenarios.
+
+Use it as a context manager from any test; `.url` is the base URL to give docai
+(`--ollama-url` or OLLAMA_HOST), and `.requests` records every request body:
+
+    with FakeOllama(reply="Instale com pip.", think_shape="inline") as fake:
+        client = OllamaClient(fake.url, "deepseek-r1")
+        ...
+        assert fake.chat_requests[-1]["options"]["num_ctx"] == 8192
+
+Knobs are plain attributes, read on every request, so a test may change them between
+requests. For a separate process (pty tests):
+
+    python -m tests.support.fake_ollama --port 0 --reply "texto"   # prints the URL, then serves
+
+The wire format follows Ollama's documentation: NDJSON (`application/x-ndjson`) sent with
+chunked transfer encoding, chat chunks `{"model", "created_at", "message": {"role",
+"content", "thinking"?}, "done": false}`, a final `done: true` object with `done_reason` and
+the metrics, JSON `{"error": ...}` bodies, and a plain-text `404 page not found` for unknown
+paths. `FakeServer` (the HTTP plumbing) is shared with `tests.support.fake_openai`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import re
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+
+Reply = str | Callable[[dict[str, Any]], str]
+ThinkShape = Literal["field", "inline", "none"]
+
+EMBED_DIMENSIONS = 64
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedRequest:
+    method: str
+    path: str
+    body: Any  # the parsed JSON body, or None
+
+
+@dataclass(frozen=True, slots=True)
+class FakeModel:
+    name: str  # with tag, as /api/tags lists it: "deepseek-r1:latest"
+    capabilities: tuple[str, ...] = ("completion", "thinking")
+    context_length: int = 131072
+    architecture: str = "qwen2"
+    parameter_size: str = "7.6B"
+
+
+DEFAULT_MODELS = (
+    FakeModel("deepseek-r1:latest"),
+    FakeModel("llama3.2:latest", ("completion", "tools"), 131072, "llama", "3.2B"),
+    FakeModel("nomic-embed-text:latest", ("embedding",), 2048, "nomic-bert", "137M"),
+)
+
+
+def split_words(text: str) -> list[str]:
+    """Word-sized pieces (each word with its trailing space), like a model's token stream."""
+    return re.findall(r"\s*\S+\s*|\s+", text)
+
+
+def split_every(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def hashed_embedding(text: str, dimensions: int = EMBED_DIMENSIONS) -> list[float]:
+    """A deterministic, L2-normalised bag-of-words vector: texts sharing words are similar."""
+    vector = [0.0] * dimensions
+    for word in re.findall(r"\w+", text.lower()):
+        digest = hashlib.blake2b(word.encode("utf-8"), digest_size=8).digest()
+        vector[digest[0] % dimensions] += 1.0 if digest[1] % 2 else -1.0
+    norm = math.sqrt(sum(x * x for x in vector))
+    return [x / norm for x in vector] if norm else vector
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
+
+
+class Responder:
+    """Writes one HTTP response; streaming uses chunked transfer encoding like Ollama's."""
+
+    def __init__(self, handler: BaseHTTPRequestHandler) -> None:
+        self._handler = handler
+
+    def send_json(self, status: int, payload: Any) -> None:
+        self.send_bytes(status, json.dumps(payload).encode(), "application/json; charset=utf-8")
+
+    def send_text(self, status: int, text: str) -> None:
+        self.send_bytes(status, text.encode(), "text/plain; charset=utf-8")
+
+    def send_bytes(self, status: int, data: bytes, content_type: str) -> None:
+        handler = self._handler
+        handler.send_response(status)
+        handler.send_header("Content-Type", content_type)
+        handler.send_header("Content-Length", str(len(data)))
+        handler.send_header("Date", handler.date_time_string())
+        handler.end_headers()
+        handler.wfile.write(data)
+        handler.wfile.flush()
+
+    def start_stream(self, content_type: str) -> None:
+        handler = self._handler
+        handler.send_response(200)
+        handler.send_header("Content-Type", content_type)
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.end_headers()
+        handler.wfile.flush()
+
+    def write_chunk(self, data: bytes) -> None:
+        self._handler.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self._handler.wfile.flush()
+
+    def end_stream(self) -> None:
+        self._handler.wfile.write(b"0\r\n\r\n")
+        self._handler.wfile.flush()
+
+    def abort(self) -> None:
+        """Drop the connection mid-body, as a crashed server would."""
+        self._handler.close_connection = True
+        self._handler.connection.shutdown(socket.SHUT_RDWR)
+
+
+class FakeServer:
+    """HTTP plumbing shared by the fakes: a ThreadingHTTPServer on 127.0.0.1 in a thread."""
+
+    def __init__(self, *, port: int = 0, fail_first: int = 0) -> None:
+        self._port = port
+        self.fail_first = fail_first
+        self._lock = threading.Lock()
+        self._requests: list[RecordedRequest] = []
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- lifecycle -----------------------------------------------------------------------
+    def start(self) -> FakeServer:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+                fake._dispatch(self, "GET")
+
+            def do_POST(self) -> None:  # noqa: N802
+                fake._dispatch(self, "POST")
+
+            def do_DELETE(self) -> None:  # noqa: N802
+                fake._dispatch(self, "DELETE")
+
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+                pass  # keep test output clean
+
+        server = ThreadingHTTPServer(("127.0.0.1", self._port), Handler)
+        server.daemon_threads = True
+        server.block_on_close = False
+        server.handle_error = _quiet_handle_error(server.handle_error)  # type: ignore[method-assign]
+        self._server = server
+        self._thread = threading.Thread(target=server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> Any:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "start the server first"
+        return self._server.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    # --- records ---------------------------------------------------------------------------
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return list(self._requests)
+
+    def bodies(self, path: str) -> list[Any]:
+        """The JSON bodies of every request made to `path`, in order."""
+        return [r.body for r in self.requests if r.path == path]
+
+    # --- internals -------------------------------------------------------------------------
+    def _dispatch(self, handler: BaseHTTPRequestHandler, method: str) -> None:
+        length = int(handler.headers.get("Content-Length") or 0)
+        raw = handler.rfile.read(length) if length else b""
+        path = handler.path.split("?", 1)[0]
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        with self._lock:
+            self._requests.append(RecordedRequest(method, path, body))
+        respond = Responder(handler)
+        if raw and body is None:
+            respond.send_json(400, {"error": "invalid character in JSON body"})
+            return
+        self.handle(respond, method, path, body, dict(handler.headers))
+
+    def _take_failure(self) -> bool:
+        """Consume one of the `fail_first` failures, if any remain."""
+        with self._lock:
+            if self.fail_first > 0:
+                self.fail_first -= 1
+                return True
+            return False
+
+    def handle(
+        self,
+        respond: Responder,
+        method: str,
+        path: str,
+        body: Any,
+        headers: dict[str, str],
+    ) -> None:
+        raise NotImplementedError
+
+
+def _quiet_handle_error(original: Callable[..., None]) -> Callable[..., None]:
+    """A client that hangs up early (a timeout test) is expected, not worth a traceback."""
+
+    def handle_error(request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            return
+        original(request, client_address)
+
+    return handle_error
+
+
+class FakeOllama(FakeServer):
+    """Ollama's API with scenario knobs.
+
+    reply            the answer text, or a function of the request body returning it
+    thinking         the reasoning text (same forms as reply)
+    think_shape      "field": reasoning in `message.thinking` when think is true or omitted
+                     (a new server); "inline": `<think>...</think>` in the content whatever
+                     `think` says (a server before 0.9); "none": never any reasoning
+    chunks           exact content pieces to stream (overrides reply and inline thinking)
+    raw_lines        exact body lines of a streamed chat (hand-made or malformed chunks)
+    chunk_size       characters per content chunk; None: one word per chunk
+    chunk_delay      seconds between chunks; first_token_delay: before the response starts
+                     (Ollama sends nothing while it loads the model)
+    error_after      after N chunks, send `{"error": error_message}` in the 200 stream
+    drop_after       after N chunks, drop the connection without ending the body
+    fail_first       answer the next N generation/embed requests with fail_status (503/429)
+    models           the pulled models; others get 404 `model '<name>' not found`; think=true
+                     on a model without "thinking" gets 400; chat on an embedding model 400
+    missing_paths    endpoints this "old server" lacks (plain-text 404 page not found)
+    """
+
+    def __init__(
+        self,
+        *,
+        reply: Reply = "Resposta de teste.",
+        thinking: Reply = "Vou procurar nos documentos.",
+        think_shape: ThinkShape = "field",
+        chunks: Sequence[str] | None = None,
+        raw_lines: Sequence[str] | None = None,
+        chunk_size: int | None = None,
+        chunk_delay: float = 0.0,
+        first_token_delay: float = 0.0,
+        error_after: int | None = None,
+        error_message: str = "an error was encountered while running the model",
+        drop_after: int | None = None,
+        fail_first: int = 0,
+        fail_status: int = 503,
+        models: Sequence[FakeModel] = DEFAULT_MODELS,
+        missing_paths: Sequence[str] = (),
+        version: str = "0.12.6",
+        port: int = 0,
+    ) -> None:
+        super().__init__(port=port, fail_first=fail_first)
+        self.reply = reply
+        self.thinking = thinking
+        self.think_shape = think_shape
+        self.chunks = chunks
+        self.raw_lines = raw_lines
+        self.chunk_size = chunk_size
+        self.chunk_delay = chunk_delay
+        self.first_token_delay = first_token_delay
+        self.error_after = error_after
+        self.error_message = error_message
+        self.drop_after = drop_after
+        self.fail_status = fail_status
+        self.models = tuple(models)
+        self.missing_paths = tuple(missing_paths)
+        self.version = version
+
+    def __enter__(self) -> FakeOllama:
+        self.start()
+        return self
+
+    @property
+    def chat_requests(self) -> list[dict[str, Any]]:
+        """Bodies of every `/api/chat` request, including failed attempts (retries)."""
+        return self.bodies("/api/chat")
+
+    # --- routing ---------------------------------------------------------------------------
+    def handle(
+        self, respond: Responder, method: str, path: str, body: Any, headers: dict[str, str]
+    ) -> None:
+        routes: dict[tuple[str, str], Callable[[Responder, Any], None]] = {
+            ("GET", "/"): lambda r, _: r.send_text(200, "Ollama is running"),
+            ("GET", "/api/version"): lambda r, _: r.send_json(200, {"version": self.version}),
+            ("GET", "/api/tags"): self._tags,
+            ("POST", "/api/show"): self._show,
+            ("POST", "/api/chat"): self._chat,
+            ("POST", "/api/generate"): self._generate,
+            ("POST", "/api/embed"): self._embed,
+        }
+        route = routes.get((method, path))
+        if route is None or path in self.missing_paths:
+            respond.send_text(404, "404 page not found")
+            return
+        if path in ("/api/chat", "/api/generate", "/api/embed") and self._take_failure():
+            respond.send_json(self.fail_status, {"error": _busy_text(self.fail_status)})
+            return
+        route(respond, body or {})
+
+    def _find(self, name: str) -> FakeModel | None:
+        wanted = name if ":" in name else name + ":latest"
+        return next((m for m in self.models if m.name == wanted), None)
+
+    def _model_or_404(self, respond: Responder, body: dict[str, Any]) -> FakeModel | None:
+        name = str(body.get("model") or body.get("name") or "")
+        model = self._find(name)
+        if model is None:
+            respond.send_json(404, {"error": f"model '{name}' not found"})
+        return model
+
+    # --- endpoints -------------------------------------------------------------------------
+    def _tags(self, respond: Responder, body: Any) -> None:
+        respond.send_json(200, {"models": [_tag_entry(m) for m in self.models]})
+
+    def _show(self, respond: Responder, body: dict[str, Any]) -> None:
+        model = self._model_or_404(respond, body)
+        if model is None:
+            return
+        arch = model.architecture
+        respond.send_json(
+            200,
+            {
+                "modelfile": f"FROM {model.name}\n",
+                "parameters": 'stop "<｜end▁of▁sentence｜>"',
+                "template": "{{ .Prompt }}",
+                "details": _details(model),
+                "model_info": {
+                    "general.architecture": arch,
+                    "general.parameter_count": 7615616512,
+                    f"{arch}.context_length": model.context_length,
+                    f"{arch}.embedding_length": 3584,
+                },
+                "capabilities": list(model.capabilities),
+                "modified_at": "2026-11-01T10:00:00Z",
+            },
+        )
+
+    def _embed(self, respond: Responder, body: dict[str, Any]) -> None:
+        model = self._model_or_404(respond, body)
+        if model is None:
+            return
+        texts = body.get("input", [])
+        texts = [texts] if isinstance(texts, str) else list(texts)
+        respond.send_json(
+            200,
+            {
+                "model": body["model"],
+                "embeddings": [hashed_embedding(t) for t in texts],
+                "total_duration": 1_000_000,
+                "load_duration": 100_000,
+                "prompt_eval_count": sum(len(t.split()) for t in texts),
+            },
+        )
+
+    def _chat(self, respond: Responder, body: dict[str, Any]) -> None:
+        self._generation(respond, body, chat=True)
+
+    def _generate(self, respond: Responder, body: dict[str, Any]) -> None:
+        self._generation(respond, body, chat=False)
+
+    def _generation(self, respond: Responder, body: dict[str, Any], *, chat: bool) -> None:
+        model = self._model_or_404(respond, body)
+        if model is None:
+            return
+        requested = str(body["model"])
+        if "completion" not in model.capabilities:
+            respond.send_json(400, {"error": f'"{requested}" does not support chat'})
+            return
+        think = body.get("think")
+        if think is True and "thinking" not in model.capabilities:
+            respond.send_json(400, {"error": f'"{requested}" does not support thinking'})
+            return
+        pieces = self._pieces(body, model)
+        time.sleep(self.first_token_delay)
+        if self.raw_lines is not None:
+            respond.start_stream("application/x-ndjson")
+            for line in self.raw_lines:
+                respond.write_chunk(line.encode() + b"\n")
+            respond.end_stream()
+            return
+        if body.get("stream", True) is False:
+            respond.send_json(200, _whole(requested, pieces, chat=chat, prompt=_prompt_words(body)))
+            return
+        self._stream(respond, requested, pieces, chat=chat, prompt_words=_prompt_words(body))
+
+    def _pieces(self, body: dict[str, Any], model: FakeModel) -> list[tuple[str, str]]:
+        """The stream as (field, text) pairs, field being "thinking" or "content"."""
+        reply = _resolve(self.reply, body)
+        thinking = _resolve(self.thinking, body)
+        split = (lambda t: split_every(t, self.chunk_size)) if self.chunk_size else split_words
+        think = body.get("think")
+        thinks = "thinking" in model.capabilities and think is not False
+        if self.chunks is not None:
+            content = list(self.chunks)
+        elif self.think_shape == "inline" and "thinking" in model.capabilities:
+            content = split(f"<think>\n{thinking}\n</think>\n\n{reply}")
+        else:
+            content = split(reply)
+        reasoning = split(thinking) if self.think_shape == "field" and thinks else []
+        return [("thinking", t) for t in reasoning] + [("content", t) for t in content]
+
+    def _stream(
+        self,
+        respond: Responder,
+        model: str,
+        pieces: list[tuple[str, str]],
+        *,
+        chat: bool,
+        prompt_words: int,
+    ) -> None:
+        respond.start_stream("application/x-ndjson")
+        for sent, (field, text) in enumerate(pieces):
+            if sent == self.drop_after:
+                respond.abort()
+                return
+            if sent == self.error_after:
+                respond.write_chunk(_line({"error": self.error_message}))
+                respond.end_stream()
+                return
+            if sent:
+                time.sleep(self.chunk_delay)
+            respond.write_chunk(_line(_chunk(model, field, text, chat=chat)))
+        if len(pieces) == self.drop_after:
+            respond.abort()
+            return
+        final = _chunk(model, "content", "", chat=chat) | {"done": True}
+        final |= _metrics(prompt_words, len(pieces))
+        respond.write_chunk(_line(final))
+        respond.end_stream()
+
+
+def _resolve(value: Reply, body: dict[str, Any]) -> str:
+    return value(body) if callable(value) else value
+
+
+def _prompt_words(body: dict[str, Any]) -> int:
+    texts = [m.get("content", "") for m in body.get("messages", [])]
+    texts += [body.get("prompt", ""), body.get("system", "")]
+    return sum(len(str(t).split()) for t in texts)
+
+
+def _busy_text(status: int) -> str:
+    if status == 503:
+        return "server busy, please try again.  maximum pending requests exceeded"
+    return "too many requests"
+
+
+def _details(model: FakeModel) -> dict[str, Any]:
+    return {
+        "parent_model": "",
+        "format": "gguf",
+        "family": model.architecture,
+        "families": [model.architecture],
+        "parameter_size": model.parameter_size,
+        "quantization_level": "Q4_K_M",
+    }
+
+
+def _tag_entry(model: FakeModel) -> dict[str, Any]:
+    return {
+        "name": model.name,
+        "model": model.name,
+        "modified_at": "2026-11-01T10:00:00Z",
+        "size": 4683075271,
+        "digest": hashlib.sha256(model.name.encode()).hexdigest(),
+        "details": _details(model),
+    }
+
+
+def _chunk(model: str, field: str, text: str, *, chat: bool) -> dict[str, Any]:
+    if chat:
+        message = {"role": "assistant", "content": text if field == "content" else ""}
+        if field == "thinking":
+            message["thinking"] = text
+        return {"model": model, "created_at": now_iso(), "message": message, "done": False}
+    chunk = {"model": model, "created_at": now_iso(), "response": "", "done": False}
+    chunk["thinking" if field == "thinking" else "response"] = text
+    return chunk
+
+
+def _metrics(prompt_words: int, eval_count: int) -> dict[str, Any]:
+    return {
+        "done_reason": "stop",
+        "total_duration": 2_500_000_000,
+        "load_duration": 500_000_000,
+        "prompt_eval_count": prompt_words,
+        "prompt_eval_duration": 200_000_000,
+        "eval_count": eval_count,
+        "eval_duration": 1_000_000_000,
+    }
+
+
+def _whole(
+    model: str, pieces: list[tuple[str, str]], *, chat: bool, prompt: int
+) -> dict[str, Any]:
+    content = "".join(t for f, t in pieces if f == "content")
+    thinking = "".join(t for f, t in pieces if f == "thinking")
+    result = _chunk(model, "content", content, chat=chat) | {"done": True}
+    if thinking:
+        if chat:
+            result["message"]["thinking"] = thinking
+        else:
+            result["thinking"] = thinking
+    return result | _metrics(prompt, len(pieces))
+
+
+def _line(payload: dict[str, Any]) -> bytes:
+    return json.dumps(payload, ensure_ascii=False).encode() + b"\n"
+
+
+def echo_last_user_message(body: dict[str, Any]) -> str:
+    """A reply function: repeat the last user message (shows what the model was sent)."""
+    users = [m for m in body.get("messages", []) if m.get("role") == "user"]
+    return str(users[-1]["content"]) if users else ""
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Serve a fake Ollama until interrupted.")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument("--reply", default="Resposta de teste.")
+    parser.add_argument("--echo", action="store_true", help="reply with the last user message")
+    parser.add_argument("--thinking", default="Vou procurar nos documentos.")
+    parser.add_argument("--think-shape", choices=("field", "inline", "none"), default="field")
+    parser.add_argument("--chunk-delay", type=float, default=0.0)
+    parser.add_argument("--first-token-delay", type=float, default=0.0)
+    parser.add_argument("--error-after", type=int, default=None)
+    parser.add_argument("--drop-after", type=int, default=None)
+    parser.add_argument("--fail-first", type=int, default=0)
+    args = parser.parse_args(argv)
+    fake = FakeOllama(
+        reply=echo_last_user_message if args.echo else args.reply,
+        thinking=args.thinking,
+        think_shape=args.think_shape,
+        chunk_delay=args.chunk_delay,
+        first_token_delay=args.first_token_delay,
+        error_after=args.error_after,
+        drop_after=args.drop_after,
+        fail_first=args.fail_first,
+        port=args.port,
+    )
+    serve_until_interrupted(fake)
+
+
+def serve_until_interrupted(fake: FakeServer) -> None:
+    """Print the URL on its own line (for the parent process to read), then serve."""
+    with fake:
+        print(fake.url, flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,184 @@
+"""open_index: incremental builds search exactly like full rebuilds, and reuse what they can."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from docai import cache
+from docai.build import cache_key, open_index
+from docai.report import status_lines
+from docai.settings import ChunkSettings, Settings
+
+QUESTIONS = (
+    "como configurar o cache",
+    "instalação com pip",
+    "timeout da rede",
+    "porta do servidor",
+    "tópico 7 parâmetro",
+    "arquivo renomeado",
+)
+TOPICS = ("cache", "rede", "servidor", "instalação", "parâmetro", "timeout", "porta", "log")
+
+
+def _page(number: int, extra: str = "") -> str:
+    topic = TOPICS[number % len(TOPICS)]
+    other = TOPICS[(number * 3 + 1) % len(TOPICS)]
+    return (
+        f"# Página {number}\n\nEsta página explica {topic} e {other} (tópico {number}).\n\n"
+        f"## Configurar {topic}\n\nDefina o parâmetro `{topic}_{number}` no arquivo de "
+        f"configuração. O {other} depende do {topic}.\n\n```sh\ndocai --{topic} {number}\n```\n\n"
+        f"## Problemas com {other}\n\nSe o {other} falhar, aumente o timeout {number}. {extra}\n"
+    )
+
+
+def _docs(root: Path, count: int) -> Path:
+    for number in range(count):
+        folder = root / f"parte{number % 3}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"pagina{number:02d}.md").write_text(_page(number), encoding="utf-8")
+    return root
+
+
+def _settings(docs: Path, cache_dir: Path, **changes: object) -> Settings:
+    return Settings(docs_dir=docs, cache_dir=cache_dir, **changes)
+
+
+def _results(settings: Settings) -> list[list[tuple[str, int, float]]]:
+    index, _ = open_index(settings, progress=False)
+    return [
+        [(hit.chunk.source, hit.chunk.ordinal, round(hit.score, 12)) for hit in index.search(q, 5)]
+        for q in QUESTIONS
+    ]
+
+
+def _full_rebuild(docs: Path, tmp_path: Path) -> tuple[list, str]:
+    settings = _settings(docs, tmp_path / "full-cache", rebuild=True)
+    index, _ = open_index(settings, progress=False)
+    return _results(settings), index.fingerprint
+
+
+def test_incremental_equals_full_rebuild_after_add_edit_delete_rename(tmp_path: Path) -> None:
+    # 40 files: the first build parses in worker processes, the updates in-process.
+    docs = _docs(tmp_path / "docs", 40)
+    settings = _settings(docs, tmp_path / "cache")
+    open_index(settings, progress=False)
+
+    (docs / "parte0" / "nova.md").write_text(_page(99, "Arquivo novo."), encoding="utf-8")
+    (docs / "parte1" / "pagina01.md").write_text(_page(1, "Texto editado."), encoding="utf-8")
+    (docs / "parte2" / "pagina02.md").unlink()
+    (docs / "parte0" / "pagina03.md").rename(docs / "parte0" / "renomeado.md")
+
+    index, report = open_index(settings, progress=False)
+    assert (report.new, report.changed, report.removed) == (2, 1, 2)
+    assert report.unchanged == 37
+    assert report.cache_status is None
+    full_results, full_fingerprint = _full_rebuild(docs, tmp_path)
+    assert _results(settings) == full_results
+    assert index.fingerprint == full_fingerprint
+    assert any(row for row in full_results)  # the questions do find something
+
+
+def test_unchanged_files_are_reused_without_parsing(tmp_path: Path) -> None:
+    docs = _docs(tmp_path / "docs", 5)
+    settings = _settings(docs, tmp_path / "cache")
+    _, first = open_index(settings, progress=False)
+    _, second = open_index(settings, progress=False)
+    assert (first.new, first.unchanged) == (5, 0)
+    assert (second.new, second.changed, second.removed, second.unchanged) == (0, 0, 0, 5)
+    assert (second.chunks, second.tokens, second.sections) == (
+        first.chunks, first.tokens, first.sections
+    )
+
+
+def test_touched_but_identical_file_counts_as_unchanged(tmp_path: Path) -> None:
+    docs = _docs(tmp_path / "docs", 3)
+    settings = _settings(docs, tmp_path / "cache")
+    open_index(settings, progress=False)
+    page = docs / "parte0" / "pagina00.md"
+    stat = page.stat()
+    os.utime(page, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+    _, report = open_index(settings, progress=False)
+    assert (report.changed, report.unchanged) == (0, 3)
+    # The new mtime was recorded: the manifest now matches the file's stat again.
+    stored = cache.load(settings.resolved_cache_dir(), cache_key(settings))
+    assert stored is not None
+    entry = next(e for e in stored.files if e.source == "parte0/pagina00.md")
+    assert entry.mtime_ns == page.stat().st_mtime_ns
+
+
+def test_corrupt_cache_is_reported_in_one_line_and_rebuilt(tmp_path: Path) -> None:
+    docs = _docs(tmp_path / "docs", 3)
+    settings = _settings(docs, tmp_path / "cache")
+    expected = _results(settings)
+    (settings.resolved_cache_dir() / cache.MANIFEST_NAME).write_text("{nope", encoding="utf-8")
+    _, report = open_index(settings, progress=False)
+    assert report.cache_status is not None and "\n" not in report.cache_status
+    assert "manifest.json" in report.cache_status
+    assert report.new == 3
+    assert _results(settings) == expected
+    _, again = open_index(settings, progress=False)
+    assert again.cache_status is None
+
+
+def test_other_chunk_size_rebuilds_and_says_why(tmp_path: Path) -> None:
+    docs = _docs(tmp_path / "docs", 3)
+    open_index(_settings(docs, tmp_path / "cache"), progress=False)
+    smaller = _settings(docs, tmp_path / "cache", chunking=ChunkSettings(max_tokens=64))
+    index, report = open_index(smaller, progress=False)
+    assert report.cache_status is not None and "max_tokens" in report.cache_status
+    assert report.new == 3
+    assert max(chunk.tokens for chunk in index.chunks) <= 64
+
+
+def test_rebuild_ignores_a_valid_cache(tmp_path: Path) -> None:
+    docs = _docs(tmp_path / "docs", 2)
+    open_index(_settings(docs, tmp_path / "cache"), progress=False)
+    _, report = open_index(_settings(docs, tmp_path / "cache", rebuild=True), progress=False)
+    assert report.new == 2
+    assert report.cache_status is not None and "--rebuild" in report.cache_status
+
+
+def test_unwritable_cache_dir_warns_and_still_searches(tmp_path: Path) -> None:
+    docs = _docs(tmp_path / "docs", 2)
+    blocker = tmp_path / "um-arquivo"
+    blocker.write_text("x", encoding="utf-8")
+    index, report = open_index(_settings(docs, blocker), progress=False)
+    assert report.cache_warning is not None and "--cache-dir" in report.cache_warning
+    assert index.search("cache", 3)
+
+
+def test_skipped_files_are_remembered_with_their_reason(tmp_path: Path) -> None:
+    docs = _docs(tmp_path / "docs", 2)
+    (docs / "binario.md").write_bytes(b"\x00\x01\x02\x03")
+    settings = _settings(docs, tmp_path / "cache")
+    _, first = open_index(settings, progress=False)
+    _, second = open_index(settings, progress=False)
+    for report in (first, second):
+        assert [item.source for item in report.skipped] == ["binario.md"]
+        assert report.skipped[0].reason
+        assert report.files == 2
+    assert second.unchanged == 3
+
+
+def test_empty_folder_is_not_a_crash(tmp_path: Path) -> None:
+    docs = tmp_path / "vazia"
+    docs.mkdir()
+    (docs / "notas.pdf").write_bytes(b"%PDF")
+    settings = _settings(docs, tmp_path / "cache")
+    index, report = open_index(settings, progress=False)
+    assert report.chunks == 0 and report.files == 0
+    assert index.search("qualquer coisa", 3) == []
+    assert any(str(docs) in line for line in status_lines(report, docs))
+
+
+@pytest.mark.parametrize("retrieval", ["tfidf", "bm25"])
+def test_cache_is_shared_across_retrieval_methods(tmp_path: Path, retrieval: str) -> None:
+    docs = _docs(tmp_path / "docs", 3)
+    open_index(_settings(docs, tmp_path / "cache"), progress=False)
+    index, report = open_index(_settings(docs, tmp_path / "cache", retrieval=retrieval),
+                               progress=False)
+    assert report.cache_status is None and report.unchanged == 3
+    assert index.method == retrieval

@@ -1,0 +1,164 @@
+"""The on-disk cache: a faithful round trip, and every kind of damage is refused, not trusted."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from docai import cache
+from docai.cache import CachedIndex, CacheKey, FileEntry
+from docai.errors import CacheError
+from docai.models import Chunk
+
+KEY = CacheKey(max_tokens=512, overlap_tokens=48, encoding="enc", analyzer_version="1")
+
+
+def _stored() -> CachedIndex:
+    chunks = (
+        Chunk("guia/a.md", ("Instalação", "Com pip"), 0, "Instalação > Com pip\npip install", 9),
+        Chunk("guia/a.md", ("Instalação",), 1, "Instalação\nçã ü 日本", 7),
+    )
+    entries = (
+        FileEntry("guia/a.md", "ab" * 32, 120, 1_700_000_000_123_456_789, 2, chunks, (0, 2),
+                  None, ("decodificado como cp1252",)),
+        FileEntry("vazio.md", "cd" * 32, 0, 5, 0, (), (2, 2), "arquivo vazio", ()),
+    )
+    counts = sp.csr_matrix(np.array([[2, 0, 1], [0, 3, 0]], dtype=np.int32))
+    return CachedIndex(KEY, entries, ("instal", "pip", "çã"), counts)
+
+
+def test_round_trip_keeps_everything(tmp_path: Path) -> None:
+    stored = _stored()
+    cache.save(tmp_path, stored)
+    loaded = cache.load(tmp_path, KEY)
+    assert loaded is not None
+    assert loaded.files == stored.files
+    assert loaded.vocabulary == stored.vocabulary
+    assert (loaded.counts != stored.counts).nnz == 0
+
+
+def test_no_cache_yet_is_not_an_error(tmp_path: Path) -> None:
+    assert cache.load(tmp_path / "nada", KEY) is None
+
+
+def _damage_message(directory: Path) -> str:
+    with pytest.raises(CacheError) as caught:
+        cache.load(directory, KEY)
+    message = str(caught.value)
+    assert "\n" not in message
+    return message
+
+
+def _manifest(directory: Path) -> dict:
+    return json.loads((directory / cache.MANIFEST_NAME).read_text(encoding="utf-8"))
+
+
+def _write_manifest(directory: Path, manifest: dict) -> None:
+    (directory / cache.MANIFEST_NAME).write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def test_truncated_manifest_is_refused(tmp_path: Path) -> None:
+    cache.save(tmp_path, _stored())
+    path = tmp_path / cache.MANIFEST_NAME
+    path.write_bytes(path.read_bytes()[:100])
+    assert "manifest.json" in _damage_message(tmp_path)
+
+
+def test_truncated_arrays_are_refused(tmp_path: Path) -> None:
+    cache.save(tmp_path, _stored())
+    path = tmp_path / cache.ARRAYS_NAME
+    path.write_bytes(path.read_bytes()[:200])
+    assert "arrays.npz" in _damage_message(tmp_path)
+
+
+def test_missing_arrays_are_refused(tmp_path: Path) -> None:
+    cache.save(tmp_path, _stored())
+    (tmp_path / cache.ARRAYS_NAME).unlink()
+    assert "arrays.npz" in _damage_message(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("files", "não é lista"), ("vocabulary", None), ("generation", 7), ("key", [])],
+)
+def test_wrong_types_are_refused(tmp_path: Path, field: str, value: object) -> None:
+    cache.save(tmp_path, _stored())
+    manifest = _manifest(tmp_path)
+    manifest[field] = value
+    _write_manifest(tmp_path, manifest)
+    assert field in _damage_message(tmp_path)
+
+
+def test_missing_chunk_field_is_refused(tmp_path: Path) -> None:
+    cache.save(tmp_path, _stored())
+    manifest = _manifest(tmp_path)
+    del manifest["files"][0]["chunks"][1]["text"]
+    _write_manifest(tmp_path, manifest)
+    assert "text" in _damage_message(tmp_path)
+
+
+def test_rows_that_do_not_match_the_chunks_are_refused(tmp_path: Path) -> None:
+    cache.save(tmp_path, _stored())
+    manifest = _manifest(tmp_path)
+    manifest["files"][0]["rows"] = [0, 1]
+    _write_manifest(tmp_path, manifest)
+    assert "rows" in _damage_message(tmp_path)
+
+
+def test_other_format_version_is_refused(tmp_path: Path) -> None:
+    cache.save(tmp_path, _stored())
+    manifest = _manifest(tmp_path)
+    manifest["format_version"] = cache.FORMAT_VERSION + 1
+    _write_manifest(tmp_path, manifest)
+    assert str(cache.FORMAT_VERSION + 1) in _damage_message(tmp_path)
+
+
+def test_other_settings_name_what_changed(tmp_path: Path) -> None:
+    cache.save(tmp_path, _stored())
+    other = CacheKey(max_tokens=256, overlap_tokens=48, encoding="enc", analyzer_version="1")
+    with pytest.raises(CacheError, match="max_tokens.*512.*256"):
+        cache.load(tmp_path, other)
+
+
+def test_arrays_from_another_write_are_refused(tmp_path: Path) -> None:
+    cache.save(tmp_path, _stored())
+    first_arrays = (tmp_path / cache.ARRAYS_NAME).read_bytes()
+    cache.save(tmp_path, _stored())
+    (tmp_path / cache.ARRAYS_NAME).write_bytes(first_arrays)
+    assert "gravações diferentes" in _damage_message(tmp_path)
+
+
+def test_column_index_out_of_range_is_refused(tmp_path: Path) -> None:
+    stored = _stored()
+    cache.save(tmp_path, stored)
+    manifest = _manifest(tmp_path)
+    manifest["vocabulary"] = manifest["vocabulary"][:2]
+    _write_manifest(tmp_path, manifest)
+    assert "arrays.npz" in _damage_message(tmp_path)
+
+
+def test_save_into_a_path_below_a_file_raises_oserror(tmp_path: Path) -> None:
+    blocker = tmp_path / "arquivo"
+    blocker.write_text("x", encoding="utf-8")
+    with pytest.raises(OSError):
+        cache.save(blocker / "cache", _stored())
+
+
+def test_save_leaves_no_temporary_files(tmp_path: Path) -> None:
+    cache.save(tmp_path, _stored())
+    cache.save(tmp_path, _stored())
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [cache.MANIFEST_NAME, cache.ARRAYS_NAME, cache.LOCK_NAME]
+    )
+
+
+def test_copied_cache_stays_valid(tmp_path: Path) -> None:
+    """The cache has no absolute paths in it: a moved cache folder still loads."""
+    cache.save(tmp_path / "a", _stored())
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    assert cache.load(tmp_path / "b", KEY) is not None

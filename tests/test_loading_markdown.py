@@ -1,0 +1,142 @@
+"""Markdown files as docai sees them: titles, heading paths and body text, via load_file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docai.loading import load_file
+from docai.models import Document
+
+
+def load_md(tmp_path: Path, text: str, name: str = "guia.md") -> Document:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    result = load_file(tmp_path, path)
+    assert result.skipped is None, result.skipped
+    assert result.document is not None
+    return result.document
+
+
+def by_path(document: Document) -> dict[tuple[str, ...], str]:
+    return {section.heading_path: section.text for section in document.sections}
+
+
+def test_nested_headings_give_heading_paths(tmp_path: Path) -> None:
+    doc = load_md(
+        tmp_path,
+        "# Instalação\n\nComece aqui.\n\n## Com pip\n\nUse pip.\n\n### Linux\n\nNo Linux.\n\n"
+        "## Com conda\n\nUse conda.\n\n# Uso\n\nRode docai.\n",
+    )
+    assert [s.heading_path for s in doc.sections] == [
+        ("Instalação",),
+        ("Instalação", "Com pip"),
+        ("Instalação", "Com pip", "Linux"),
+        ("Instalação", "Com conda"),
+        ("Uso",),
+    ]
+    assert by_path(doc)[("Instalação", "Com conda")] == "Use conda."
+
+
+def test_skipped_heading_level_nests_under_last_shallower_heading(tmp_path: Path) -> None:
+    doc = load_md(tmp_path, "# A\n\n### C\n\ntexto c\n\n## B\n\ntexto b\n")
+    assert by_path(doc) == {("A", "C"): "texto c", ("A", "B"): "texto b"}
+
+
+def test_heading_without_body_stays_in_childrens_path(tmp_path: Path) -> None:
+    doc = load_md(tmp_path, "# Guia\n\n## Configuração\n\n### Porta\n\nUse 8080.\n")
+    assert [s.heading_path for s in doc.sections] == [("Guia", "Configuração", "Porta")]
+
+
+def test_title_is_first_h1_and_intro_text_is_under_title(tmp_path: Path) -> None:
+    doc = load_md(tmp_path, "Texto antes.\n\n## Seção\n\nCorpo.\n\n# Título Real\n\nFim.\n")
+    assert doc.title == "Título Real"
+    assert doc.sections[0].heading_path == ("Título Real",)
+    assert doc.sections[0].text == "Texto antes."
+
+
+def test_title_falls_back_to_file_stem(tmp_path: Path) -> None:
+    doc = load_md(tmp_path, "## Só subtítulo\n\nCorpo.\n", name="notas-de-uso.md")
+    assert doc.title == "notas-de-uso"
+
+
+def test_fenced_and_indented_code_keep_lines_and_hash_is_not_a_heading(tmp_path: Path) -> None:
+    doc = load_md(
+        tmp_path,
+        "# Código\n\n```bash\npip install docai\n# comentário, não título\n  docai --help\n```\n\n"
+        "Texto.\n\n    indentado = 1\n    if x:\n        y()\n",
+    )
+    assert [s.heading_path for s in doc.sections] == [("Código",)]
+    text = doc.sections[0].text
+    assert "pip install docai\n# comentário, não título\n  docai --help" in text
+    assert "indentado = 1\nif x:\n    y()" in text
+    assert "```" not in text
+
+
+def test_table_rows_keep_cells(tmp_path: Path) -> None:
+    doc = load_md(
+        tmp_path,
+        "# Opções\n\n| Opção | Padrão |\n|---|---|\n| `--top-k` | 3 |\n"
+        "| `--num-ctx` | 8192<br>tokens |\n",
+    )
+    assert doc.sections[0].text == "Opção | Padrão\n--top-k | 3\n--num-ctx | 8192 tokens"
+
+
+def test_lists_one_item_per_line_nested_and_ordered(tmp_path: Path) -> None:
+    doc = load_md(
+        tmp_path,
+        "# Passos\n\n- primeiro\n- segundo\n  - detalhe a\n  - detalhe b\n- terceiro\n\n"
+        "1. instale\n2. rode\n",
+    )
+    assert doc.sections[0].text == (
+        "- primeiro\n- segundo\n  - detalhe a\n  - detalhe b\n- terceiro\n\n1. instale\n2. rode"
+    )
+
+
+def test_inline_code_links_images_and_entities_keep_their_text(tmp_path: Path) -> None:
+    doc = load_md(
+        tmp_path,
+        "# Links\n\nUse `num_ctx` e veja [a documentação](https://exemplo.com/docs) "
+        "![diagrama do fluxo](fluxo.png) &amp; &eacute; *fim*.\n",
+    )
+    text = doc.sections[0].text
+    assert text == "Use num_ctx e veja a documentação diagrama do fluxo & é fim."
+    assert "https://" not in text
+
+
+def test_front_matter_gives_title_and_is_not_body_text(tmp_path: Path) -> None:
+    doc = load_md(
+        tmp_path,
+        '---\nlayout: page\ntitle: "Guia Rápido"\ntags: [a, b]\n---\nIntro.\n\n# Primeiro\n\nX.\n',
+    )
+    assert doc.title == "Guia Rápido"
+    assert doc.sections[0].heading_path == ("Guia Rápido",)
+    assert doc.sections[0].text == "Intro."
+    assert all("layout" not in s.text and "tags" not in s.text for s in doc.sections)
+
+
+def test_unclosed_front_matter_is_ordinary_text(tmp_path: Path) -> None:
+    doc = load_md(tmp_path, "---\ntitle: solto\n\nCorpo do texto.\n", name="solto.md")
+    assert doc.title == "solto"
+    assert "Corpo do texto." in doc.sections[0].text
+
+
+def test_html_blocks_inside_markdown_become_text(tmp_path: Path) -> None:
+    doc = load_md(
+        tmp_path,
+        '<h1 align="center">Projeto</h1>\n\n<div class="nota">\n<b>Atenção</b>: use&nbsp;UTF-8'
+        "<script>alert(1)</script>\n</div>\n\n<!-- comentário -->\n\n"
+        "Texto normal <kbd>Ctrl</kbd>.\n",
+    )
+    assert doc.title == "Projeto"
+    assert doc.sections[0].heading_path == ("Projeto",)
+    text = doc.sections[0].text
+    assert "Atenção: use UTF-8" in text
+    assert "Texto normal Ctrl." in text
+    assert "alert" not in text and "comentário" not in text and "<" not in text
+
+
+def test_uppercase_suffix_is_markdown(tmp_path: Path) -> None:
+    doc = load_md(tmp_path, "# Leia-me\n\n- item\n", name="README.MD")
+    assert doc.title == "Leia-me"
+    assert doc.sections[0].text == "- item"
+    assert doc.source == "README.MD"
