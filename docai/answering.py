@@ -41,7 +41,7 @@ ANSWER_CACHE_SIZE = 64
 # prompt_eval_count below this share of what we sent means the server dropped part of the
 # prompt. Far below (under the floor) it rather means the server reused its prompt cache and
 # only counted the new tokens, which is no reason to alarm anyone.
-TRUNCATION_RATIO = 0.6
+TRUNCATION_RATIO = 0.5
 TRUNCATION_FLOOR = 0.1
 
 

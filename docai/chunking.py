@@ -27,11 +27,12 @@ from docai.tokens import count_tokens, get_encoding, token_offsets, truncate_to_
 # sentence marks), so text dropped between two slices is never anything but whitespace.
 _PARAGRAPH = re.compile(r"\n[^\S\n]*\n\s*")
 _LINE = re.compile(r"\n\s*")
-_SENTENCE = re.compile(r"(?<=[.!?…])\s+|(?<=[.!?…][\"'”’»)\]])\s+|(?<=[。！？])\s*")
+_SENTENCE_END = r"(?<=[.!?…])\s+|(?<=[.!?…][\"'”’»)\]])\s+|(?<=[。！？])\s*"
+_SENTENCE = re.compile(_SENTENCE_END)
 _WORD = re.compile(r"\s+")
 _LEVELS = (_PARAGRAPH, _LINE, _SENTENCE, _WORD)
 # Where a repeated tail may start: after a line break or the end of a sentence.
-_TAIL_START = re.compile(r"\n\s*|(?<=[.!?…])\s+|(?<=[.!?…][\"'”’»)\]])\s+|(?<=[。！？])\s*")
+_TAIL_START = re.compile(r"\n\s*|" + _SENTENCE_END)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +51,7 @@ class Span:
 
 
 def chunk_document(document: Document, settings: ChunkSettings) -> tuple[Chunk, ...]:
+    """All chunks of a document, numbered 0..n-1 in reading order; blank sections give none."""
     chunks: list[Chunk] = []
     for section in document.sections:
         header = header_line(document, section, settings)

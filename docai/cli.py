@@ -87,6 +87,8 @@ def _shared_options(suppress_defaults: bool) -> argparse.ArgumentParser:
                      help="janela de contexto pedida ao modelo, em tokens (padrão: 8192)")
     llm.add_argument("--temperature", type=float, metavar="T", default=default(0.2),
                      help="temperatura do modelo (padrão: 0.2)")
+    llm.add_argument("--read-timeout", type=float, metavar="SEGUNDOS", default=default(300.0),
+                     help="quanto esperar o modelo sem receber nada (padrão: 300)")
     llm.add_argument("--show-thinking", action="store_true", default=default(False),
                      help="mostra o raciocínio do modelo, esmaecido")
     llm.add_argument("--no-think", action="store_true", default=default(False),
@@ -142,6 +144,7 @@ def settings_from_args(args: argparse.Namespace, environ: dict[str, str]) -> Set
         base_url=args.base_url,
         num_ctx=args.num_ctx,
         temperature=args.temperature,
+        read_timeout=args.read_timeout,
         show_thinking=args.show_thinking,
         think=not args.no_think,
         embed_model=args.embed_model,

@@ -147,7 +147,6 @@ class SearchIndex:
         self._column = {term: j for j, term in enumerate(self._matrix.vocabulary)}
         self._tfidf = TfidfScorer.fit(self._matrix.counts)
         self._bm25 = Bm25Scorer.fit(self._matrix.counts)
-        self._presence = self._matrix.counts.tocsc()
         order = sorted(range(len(self.chunks)),
                        key=lambda i: (self.chunks[i].source, self.chunks[i].ordinal))
         self._tiebreak = np.empty(len(self.chunks), dtype=np.int64)
@@ -210,14 +209,26 @@ class SearchIndex:
                  top(candidates, bm25, self._tiebreak, depth)],
                 self._tiebreak,
             )
-        if self._duplicate_similarity is None:
-            positions = list(range(min(k, len(ranked))))
-        else:
-            pool = ranked[:depth]
-            positions = drop_near_duplicates(
-                self._tfidf.similarities(pool), k, self._duplicate_similarity
-            )
+        positions = self._diverse_positions(ranked, k)
         return [Hit(self.chunks[ranked[p]], float(scores[p])) for p in positions]
+
+    def _diverse_positions(self, ranked: np.ndarray, k: int) -> list[int]:
+        """Positions in `ranked` of the hits to return, near-duplicates of better hits skipped.
+
+        Similarities are computed for a short prefix first and the prefix widened only when
+        duplicates used it up, so the usual query compares a dozen chunks, not `RANK_DEPTH`.
+        """
+        if self._duplicate_similarity is None:
+            return list(range(min(k, len(ranked))))
+        size = 4 * k
+        while True:
+            prefix = ranked[:size]
+            chosen = drop_near_duplicates(
+                self._tfidf.similarities(prefix), k, self._duplicate_similarity
+            )
+            if len(chosen) == k or size >= len(ranked):
+                return chosen
+            size *= 4
 
     def best_source(self, question: str) -> str | None:
         """The file sharing most distinct question terms; ties go to the best cosine, then name.
@@ -228,11 +239,15 @@ class SearchIndex:
         ids, counts = self._query(question)
         if len(ids) == 0:
             return None
-        rows, columns = self._presence[:, ids].nonzero()
-        pairs = np.unique(self._source_of[rows] * len(ids) + columns)
-        shared = np.bincount(pairs // len(ids), minlength=len(self._sources))
+        postings = self._tfidf.by_column
+        shared = np.zeros(len(self._sources), dtype=np.int64)
+        for j in ids.tolist():
+            rows = postings.indices[postings.indptr[j]:postings.indptr[j + 1]]
+            shared += np.bincount(self._source_of[rows], minlength=len(self._sources)) > 0
+        cosine = self._tfidf.scores(ids, counts)
+        matching = np.flatnonzero(cosine)
         best_cosine = np.zeros(len(self._sources))
-        np.maximum.at(best_cosine, self._source_of, self._tfidf.scores(ids, counts))
+        np.maximum.at(best_cosine, self._source_of[matching], cosine[matching])
         best = np.lexsort((np.arange(len(self._sources)), -best_cosine, -shared))[0]
         return self._sources[best]
 

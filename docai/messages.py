@@ -19,6 +19,7 @@ BAD_CHUNK_OVERLAP = (
 )
 BAD_TOP_K = "-k/--top-k deve ser pelo menos 1, recebi {value}"
 BAD_NUM_CTX = "--num-ctx deve ser pelo menos 512 tokens, recebi {value}"
+BAD_READ_TIMEOUT = "--read-timeout deve ser um número positivo de segundos, recebi {value}"
 BAD_CHOICE = "{option} deve ser {choices}, recebi {value!r}"
 DOCS_MISSING = (
     "a pasta de documentos {path} não existe. Indique outra com --docs PASTA "

@@ -50,6 +50,7 @@ class Settings:
     base_url: str | None = None  # OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1
     num_ctx: int = 8192
     temperature: float = 0.2
+    read_timeout: float = 300.0  # seconds without a byte from the model server (cold loads are slow)
     show_thinking: bool = False
     think: bool | None = True  # None: let the server decide
     embed_model: str | None = None  # enables dense retrieval via /api/embed
@@ -61,6 +62,8 @@ class Settings:
             raise SettingsError(messages.BAD_TOP_K.format(value=self.top_k))
         if self.num_ctx < 512:
             raise SettingsError(messages.BAD_NUM_CTX.format(value=self.num_ctx))
+        if self.read_timeout <= 0:
+            raise SettingsError(messages.BAD_READ_TIMEOUT.format(value=self.read_timeout))
         _check_choice("--backend", self.backend, ("ollama", "openai"))
         _check_choice("--retrieval", self.retrieval, ("hybrid", "tfidf", "bm25"))
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -9,6 +11,7 @@ from hypothesis import strategies as st
 from docai import messages
 from docai.chunking import chunk_document, header_line, plan_section
 from docai.errors import SettingsError
+from docai.loading import discover, load_file
 from docai.models import Document, Section
 from docai.settings import ChunkSettings
 from docai.tokens import count_tokens
@@ -185,3 +188,15 @@ def test_bad_overlap_is_refused_in_portuguese(overlap):
         ChunkSettings(max_tokens=100, overlap_tokens=overlap)
     assert "sobreposição" in str(error.value)
     assert str(overlap) in str(error.value) and "99" in str(error.value)
+
+
+def test_the_shipped_user_guide_chunks_within_limits():
+    root = Path(__file__).resolve().parents[1] / "resources" / "docs"
+    loaded = [load_file(root, path) for path in discover(root)]
+    assert all(result.document is not None for result in loaded)
+    chunking = ChunkSettings(max_tokens=96, overlap_tokens=16)
+    for result in loaded:
+        chunks = chunk_document(result.document, chunking)
+        assert chunks, result.document.source
+        assert all(c.tokens <= 96 for c in chunks)
+    assert {p.suffix for p in discover(root)} >= {".md", ".html"}

@@ -1,11 +1,14 @@
-"""OllamaClient against a real HTTP server speaking Ollama's protocol (tests.support.fake_ollama)."""
+"""OllamaClient against a real HTTP server speaking Ollama's protocol (tests/support)."""
 
 from __future__ import annotations
 
 import json
 import math
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -51,6 +54,19 @@ def chat(client: OllamaClient, think: bool | None = True, received: list[Event] 
     for event in client.stream_chat(QUESTION, think=think, num_ctx=8192, temperature=0.2):
         events.append(event)
     return events
+
+
+def ask(
+    url: str,
+    *,
+    think: bool | None = True,
+    received: list[Event] | None = None,
+    model: str = "deepseek-r1",
+    **options: float,
+) -> list[Event]:
+    """One question with a fresh client, as the CLI would do it."""
+    with client_for(url, model, **options) as client:
+        return chat(client, think, received)
 
 
 def split(events: list[Event]) -> tuple[str, str]:
@@ -104,26 +120,35 @@ def test_think_false_gets_no_reasoning(fake: FakeOllama) -> None:
 def test_inline_think_tags_split_across_chunks_become_reasoning() -> None:
     chunks = ["<thi", "nk>\nAcho que", " é pip.</thi", "nk>\n", "\nUse ", "pip."]
     with FakeOllama(think_shape="inline", chunks=chunks) as old_server:
-        with client_for(old_server.url) as client:
-            assert split(chat(client, think=None)) == ("Acho que é pip.", "Use pip.")
+        assert split(ask(old_server.url, think=None)) == ("Acho que é pip.", "Use pip.")
 
 
 def test_inline_think_from_an_old_server_chunked_by_characters() -> None:
     with FakeOllama(reply=REPLY, thinking="Pensando.", think_shape="inline", chunk_size=3) as old:
-        with client_for(old.url) as client:
-            thinking, text = split(chat(client, think=None))
+        thinking, text = split(ask(old.url, think=None))
     assert (thinking.strip(), text) == ("Pensando.", REPLY)
 
 
 def test_text_carried_by_the_final_done_object_is_kept() -> None:
     lines = [
-        json.dumps({"model": "deepseek-r1", "message": {"role": "assistant", "content": "Olá"},
-                    "done": False}),
-        json.dumps({"model": "deepseek-r1", "message": {"role": "assistant", "content": ", fim."},
-                    "done": True, "done_reason": "length"}),
+        json.dumps(
+            {
+                "model": "deepseek-r1",
+                "message": {"role": "assistant", "content": "Olá"},
+                "done": False,
+            }
+        ),
+        json.dumps(
+            {
+                "model": "deepseek-r1",
+                "message": {"role": "assistant", "content": ", fim."},
+                "done": True,
+                "done_reason": "length",
+            }
+        ),
     ]
-    with FakeOllama(raw_lines=lines) as server, client_for(server.url) as client:
-        events = chat(client)
+    with FakeOllama(raw_lines=lines) as server:
+        events = ask(server.url)
     assert split(events) == ("", "Olá, fim.")
     assert events[-1] == Done(done_reason="length")
     assert events[-1].tokens_per_second is None, "metrics may be missing"
@@ -131,11 +156,15 @@ def test_text_carried_by_the_final_done_object_is_kept() -> None:
 
 # --- errors inside a 200 stream ----------------------------------------------------------------
 def test_error_line_mid_stream_raises_with_the_server_text_after_partial_output() -> None:
-    with FakeOllama(reply=REPLY, think_shape="none", error_after=2,
-                    error_message="model runner has unexpectedly stopped") as server:
+    with FakeOllama(
+        reply=REPLY,
+        think_shape="none",
+        error_after=2,
+        error_message="model runner has unexpectedly stopped",
+    ) as server:
         received: list[Event] = []
-        with client_for(server.url) as client, pytest.raises(StreamError) as caught:
-            chat(client, received=received)
+        with pytest.raises(StreamError) as caught:
+            ask(server.url, received=received)
     assert "model runner has unexpectedly stopped" in str(caught.value)
     assert caught.value.server_message == "model runner has unexpectedly stopped"
     assert split(received)[1] == "Instale com "
@@ -143,25 +172,28 @@ def test_error_line_mid_stream_raises_with_the_server_text_after_partial_output(
 
 
 def test_malformed_line_raises_a_specific_error() -> None:
-    with FakeOllama(raw_lines=["<html>proxy error</html>"]) as server:
-        with client_for(server.url) as client, pytest.raises(MalformedResponse) as caught:
-            chat(client)
+    with (
+        FakeOllama(raw_lines=["<html>proxy error</html>"]) as server,
+        pytest.raises(MalformedResponse) as caught,
+    ):
+        ask(server.url)
     assert "proxy error" in str(caught.value)
 
 
 # --- HTTP errors -------------------------------------------------------------------------------
 def test_missing_model_says_to_pull_it() -> None:
-    with FakeOllama(models=()) as server, client_for(server.url) as client:
-        with pytest.raises(ModelNotFound) as caught:
-            chat(client)
+    with FakeOllama(models=()) as server, pytest.raises(ModelNotFound) as caught:
+        ask(server.url)
     assert "ollama pull deepseek-r1" in str(caught.value)
     assert caught.value.model == "deepseek-r1"
 
 
 def test_plain_text_404_means_an_old_server_not_a_missing_model() -> None:
-    with FakeOllama(missing_paths=["/api/chat"]) as server, client_for(server.url) as client:
-        with pytest.raises(UnsupportedServer) as caught:
-            chat(client)
+    with (
+        FakeOllama(missing_paths=["/api/chat"]) as server,
+        pytest.raises(UnsupportedServer) as caught,
+    ):
+        ask(server.url)
     assert "/api/chat" in str(caught.value) and "ollama pull" not in str(caught.value)
 
 
@@ -174,23 +206,20 @@ def test_model_without_thinking_rejects_think_true_but_answers_without_it(fake) 
 
 
 def test_embedding_model_cannot_chat(fake: FakeOllama) -> None:
-    with client_for(fake.url, model="nomic-embed-text") as client:
-        with pytest.raises(ChatUnsupported, match="nomic-embed-text"):
-            chat(client, think=None)
+    with pytest.raises(ChatUnsupported, match="nomic-embed-text"):
+        ask(fake.url, model="nomic-embed-text", think=None)
 
 
 # --- retries -----------------------------------------------------------------------------------
 def test_busy_server_is_retried_until_it_answers() -> None:
     with FakeOllama(reply=REPLY, fail_first=2, fail_status=503) as server:
-        with client_for(server.url, retries=3) as client:
-            assert split(chat(client))[1] == REPLY
+        assert split(ask(server.url, retries=3))[1] == REPLY
     assert len(server.chat_requests) == 3
 
 
 def test_busy_after_every_retry_raises_busy() -> None:
-    with FakeOllama(fail_first=99, fail_status=429) as server:
-        with client_for(server.url, retries=2) as client, pytest.raises(ServerBusy) as caught:
-            chat(client)
+    with FakeOllama(fail_first=99, fail_status=429) as server, pytest.raises(ServerBusy) as caught:
+        ask(server.url, retries=2)
     assert caught.value.status == 429 and "429" in str(caught.value)
     assert len(server.chat_requests) == 3
 
@@ -198,42 +227,36 @@ def test_busy_after_every_retry_raises_busy() -> None:
 def test_connection_dropped_mid_answer_is_not_retried() -> None:
     with FakeOllama(reply=REPLY, think_shape="none", drop_after=3) as server:
         received: list[Event] = []
-        with client_for(server.url, retries=3) as client:
-            with pytest.raises(StreamInterrupted) as caught:
-                chat(client, received=received)
+        with pytest.raises(StreamInterrupted) as caught:
+            ask(server.url, received=received, retries=3)
     assert caught.value.partial and "incompleto" in str(caught.value)
     assert split(received)[1] == "Instale com `pip "
     assert len(server.chat_requests) == 1, "a retry would print a second answer"
 
 
 def test_connection_dropped_before_any_token_is_retried() -> None:
-    with FakeOllama(drop_after=0) as server:
-        with client_for(server.url, retries=2) as client:
-            with pytest.raises(StreamInterrupted) as caught:
-                chat(client)
+    with FakeOllama(drop_after=0) as server, pytest.raises(StreamInterrupted) as caught:
+        ask(server.url, retries=2)
     assert not caught.value.partial
     assert len(server.chat_requests) == 3
 
 
 def test_server_down_says_to_start_ollama_and_names_the_url() -> None:
     url = closed_port_url()
-    with client_for(url, retries=1) as client, pytest.raises(ServerUnreachable) as caught:
-        chat(client)
+    with pytest.raises(ServerUnreachable) as caught:
+        ask(url, retries=1)
     assert "ollama serve" in str(caught.value) and url in str(caught.value)
 
 
 # --- timeouts ----------------------------------------------------------------------------------
 def test_slow_first_token_within_the_read_timeout_is_fine() -> None:
     with FakeOllama(reply="ok", first_token_delay=0.4) as server:
-        with client_for(server.url, read_timeout=5.0) as client:
-            assert split(chat(client, think=False)) == ("", "ok")
+        assert split(ask(server.url, think=False, read_timeout=5.0)) == ("", "ok")
 
 
 def test_read_timeout_says_the_model_took_too_long_and_how_to_wait_longer() -> None:
-    with FakeOllama(first_token_delay=3.0) as server:
-        with client_for(server.url, read_timeout=0.3, retries=3) as client:
-            with pytest.raises(ResponseTimeout) as caught:
-                chat(client)
+    with FakeOllama(first_token_delay=3.0) as server, pytest.raises(ResponseTimeout) as caught:
+        ask(server.url, read_timeout=0.3, retries=3)
     assert "0.3 s" in str(caught.value) and "--read-timeout" in str(caught.value)
     assert len(server.chat_requests) == 1, "a cold load is not fixed by asking again at once"
 
@@ -282,3 +305,14 @@ def test_embed_with_a_missing_model_says_to_pull_that_model(fake: FakeOllama) ->
     with client_for(fake.url) as client, pytest.raises(ModelNotFound) as caught:
         client.embed(["x"], model="mxbai-embed-large")
     assert "ollama pull mxbai-embed-large" in str(caught.value)
+
+
+def test_fake_server_also_runs_as_its_own_process_for_terminal_tests() -> None:
+    command = [sys.executable, "-m", "tests.support.fake_ollama", "--port", "0", "--echo"]
+    root = Path(__file__).resolve().parents[1]
+    with subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, text=True) as process:
+        try:
+            url = process.stdout.readline().strip() if process.stdout else ""
+            assert split(ask(url, think=False))[1] == "Como instalo?"
+        finally:
+            process.terminate()

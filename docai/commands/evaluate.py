@@ -8,7 +8,6 @@ method, same relevance bar) and prints hit@1/3/10, MRR@10 and the refusal counts
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 from docai import evaluation, messages
@@ -21,8 +20,11 @@ from docai.settings import Settings
 def run(settings: Settings, qa_file: Path) -> int:
     questions = load_questions(qa_file)
     index, _report = open_index(settings, progress=not settings.json_output)
-    search = lambda question, k: index.search(question, k, settings.min_score)  # noqa: E731
-    outcomes = evaluation.evaluate(questions, search, depth=settings.top_k)
+    outcomes = evaluation.evaluate(
+        questions,
+        lambda question, k: index.search(question, k, settings.min_score),
+        depth=settings.top_k,
+    )
     summary = evaluation.summarise(outcomes)
     min_score = DEFAULT_MIN_RELEVANCE if settings.min_score is None else settings.min_score
     if settings.json_output:
@@ -50,7 +52,8 @@ def load_questions(qa_file: Path) -> tuple[Question, ...]:
         text = qa_file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         reason = getattr(error, "strerror", None) or str(error)
-        raise QAFileError(messages.EVAL_FILE_UNREADABLE.format(file=qa_file, reason=reason)) from None
+        problem = messages.EVAL_FILE_UNREADABLE.format(file=qa_file, reason=reason)
+        raise QAFileError(problem) from None
     return evaluation.parse_questions(text.splitlines(), str(qa_file))
 
 
@@ -85,5 +88,7 @@ def table_lines(summary: Summary) -> list[str]:
 
 def _row(name: str, scores: Scores, width: int, columns: list[str]) -> str:
     values = [str(scores.questions), *(f"{h:.2f}" for h in scores.hits), f"{scores.mrr:.2f}"]
-    cells = "  ".join(value.rjust(len(column)) for value, column in zip(values, columns, strict=True))
+    cells = "  ".join(
+        value.rjust(len(column)) for value, column in zip(values, columns, strict=True)
+    )
     return f"{name:<{width}}  {cells}"

@@ -57,7 +57,12 @@ def make_backend(settings: Settings, environ: dict[str, str] | None = None) -> C
         if not settings.base_url:
             raise SettingsError(messages.LLM_OPENAI_NEEDS_BASE_URL)
         env = os.environ if environ is None else environ
-        return OpenAIClient(settings.base_url, settings.model, api_key=env.get("OPENAI_API_KEY"))
+        return OpenAIClient(
+            settings.base_url,
+            settings.model,
+            api_key=env.get("OPENAI_API_KEY"),
+            read_timeout=settings.read_timeout,
+        )
     from docai.llm.ollama import OllamaClient
 
-    return OllamaClient(settings.ollama_url, settings.model)
+    return OllamaClient(settings.ollama_url, settings.model, read_timeout=settings.read_timeout)

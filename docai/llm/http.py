@@ -8,7 +8,6 @@ second, different answer after the first, so the error is raised instead.
 
 from __future__ import annotations
 
-import itertools
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -61,7 +60,7 @@ def make_client(
 
 def retrying(attempt: Callable[[], Iterator[T]], policy: RetryPolicy) -> Iterator[T]:
     """Yield from `attempt()`, starting it again after a transient error that came before output."""
-    for number in itertools.count():
+    for number in range(policy.retries):
         started = False
         try:
             for item in attempt():
@@ -69,21 +68,22 @@ def retrying(attempt: Callable[[], Iterator[T]], policy: RetryPolicy) -> Iterato
                 yield item
             return
         except LLMError as error:
-            if started or not error.transient or number >= policy.retries:
+            if started or not error.transient:
                 raise
         time.sleep(policy.delay(number))
+    yield from attempt()
 
 
 def call_with_retries(attempt: Callable[[], T], policy: RetryPolicy) -> T:
     """Return `attempt()`, calling it again after a transient error (for one-shot requests)."""
-    for number in itertools.count():
+    for number in range(policy.retries):
         try:
             return attempt()
         except LLMError as error:
-            if not error.transient or number >= policy.retries:
+            if not error.transient:
                 raise
         time.sleep(policy.delay(number))
-    raise AssertionError("unreachable")  # itertools.count() never ends
+    return attempt()
 
 
 def transport_error(

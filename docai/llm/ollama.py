@@ -122,6 +122,7 @@ class OllamaClient:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
+        self._connect_timeout = connect_timeout
         self._read_timeout = read_timeout
         self._retry = RetryPolicy(retries=retries, backoff=backoff)
         self._embed_batch_size = embed_batch_size
@@ -162,9 +163,13 @@ class OllamaClient:
 
     # --- other endpoints ---------------------------------------------------------------
     def health(self) -> bool:
-        """True when an Ollama server answers at the URL (`GET /`); never raises."""
+        """True when an Ollama server answers at the URL (`GET /`); never raises.
+
+        Uses the connect timeout for the whole request: a status check must not hang for as
+        long as a cold model load may.
+        """
         try:
-            response = self._client.get("/")
+            response = self._client.get("/", timeout=self._connect_timeout)
         except httpx.HTTPError:
             return False
         return response.status_code == 200 and HEALTH_TEXT in response.text

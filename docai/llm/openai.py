@@ -131,7 +131,7 @@ class OpenAIClient:
                 for line in response.iter_lines():
                     if not line.startswith(SSE_DATA):
                         continue  # blank separators, `: comments`, `event:` lines
-                    payload = line[len(SSE_DATA):].strip()
+                    payload = line[len(SSE_DATA) :].strip()
                     if payload == SSE_END:
                         break
                     chunk = parse_json_object(payload, url=self.base_url)

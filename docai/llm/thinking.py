@@ -59,14 +59,14 @@ class _Splitter:
             index = self._pending.find(tag) if tag else -1
             if index >= 0:
                 self._emit(out, self._pending[:index])
-                self._pending = self._pending[index + len(tag):]
+                self._pending = self._pending[index + len(tag) :]
                 self._closed_block = self._closed_block or self._thinking
                 self._thinking = not self._thinking
                 self._at_segment_start = True
                 continue
             keep = 0 if final or not tag else _partial_tag_length(self._pending, tag)
             self._emit(out, self._pending[: len(self._pending) - keep])
-            self._pending = self._pending[len(self._pending) - keep:]
+            self._pending = self._pending[len(self._pending) - keep :]
             break
         return out
 

@@ -106,7 +106,6 @@ class Responder:
         handler.send_response(status)
         handler.send_header("Content-Type", content_type)
         handler.send_header("Content-Length", str(len(data)))
-        handler.send_header("Date", handler.date_time_string())
         handler.end_headers()
         handler.wfile.write(data)
         handler.wfile.flush()
@@ -133,6 +132,16 @@ class Responder:
         self._handler.connection.shutdown(socket.SHUT_RDWR)
 
 
+class _ThreadingServer(ThreadingHTTPServer):
+    daemon_threads = True  # a handler still sleeping (first_token_delay) must not block exit
+    block_on_close = False
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up early (a timeout test) is expected, not worth a traceback."""
+        if not isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            super().handle_error(request, client_address)
+
+
 class FakeServer:
     """HTTP plumbing shared by the fakes: a ThreadingHTTPServer on 127.0.0.1 in a thread."""
 
@@ -157,24 +166,22 @@ class FakeServer:
             def do_POST(self) -> None:  # noqa: N802
                 fake._dispatch(self, "POST")
 
-            def do_DELETE(self) -> None:  # noqa: N802
-                fake._dispatch(self, "DELETE")
-
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
                 pass  # keep test output clean
 
-        server = ThreadingHTTPServer(("127.0.0.1", self._port), Handler)
-        server.daemon_threads = True
-        server.block_on_close = False
-        server.handle_error = _quiet_handle_error(server.handle_error)  # type: ignore[method-assign]
+        server = _ThreadingServer(("127.0.0.1", self._port), Handler)
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, daemon=True)
+        # A short poll interval keeps stop() (which waits for the next poll) fast in tests.
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self._thread.start()
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
+        if self._server is not None and self._thread is not None:
             self._server.shutdown()
+            self._thread.join()
             self._server.server_close()
             self._server = None
 
@@ -237,17 +244,6 @@ class FakeServer:
         headers: dict[str, str],
     ) -> None:
         raise NotImplementedError
-
-
-def _quiet_handle_error(original: Callable[..., None]) -> Callable[..., None]:
-    """A client that hangs up early (a timeout test) is expected, not worth a traceback."""
-
-    def handle_error(request: Any, client_address: Any) -> None:
-        if isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
-            return
-        original(request, client_address)
-
-    return handle_error
 
 
 class FakeOllama(FakeServer):
@@ -533,9 +529,7 @@ def _metrics(prompt_words: int, eval_count: int) -> dict[str, Any]:
     }
 
 
-def _whole(
-    model: str, pieces: list[tuple[str, str]], *, chat: bool, prompt: int
-) -> dict[str, Any]:
+def _whole(model: str, pieces: list[tuple[str, str]], *, chat: bool, prompt: int) -> dict[str, Any]:
     content = "".join(t for f, t in pieces if f == "content")
     thinking = "".join(t for f, t in pieces if f == "thinking")
     result = _chunk(model, "content", content, chat=chat) | {"done": True}

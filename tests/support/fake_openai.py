@@ -176,8 +176,11 @@ def _chunk(model: str, delta: dict[str, str], finish_reason: str | None) -> dict
 
 def _usage(body: dict[str, Any], pieces: list[tuple[str, str]]) -> dict[str, int]:
     prompt = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
-    return {"prompt_tokens": prompt, "completion_tokens": len(pieces),
-            "total_tokens": prompt + len(pieces)}
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": len(pieces),
+        "total_tokens": prompt + len(pieces),
+    }
 
 
 def _completion(model: str, pieces: list[tuple[str, str]], body: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,60 @@
+"""`docai ask` as a user runs it: a real process, a real HTTP fake Ollama (or none at all)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+from pathlib import Path
+
+from tests.support.fake_ollama import FakeOllama
+from tests.test_answering import DOCS, REPLY, write_docs
+from tests.test_repl import DOCAI, QUESTION, docai_env
+
+
+def run_ask(tmp_path: Path, url: str, question: str) -> subprocess.CompletedProcess[str]:
+    docs = write_docs(tmp_path / "docs", DOCS)
+    return subprocess.run(
+        [DOCAI, "ask", question, "--docs", str(docs)],
+        env=docai_env(tmp_path, url),
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
+
+
+def test_ask_prints_the_answer_then_its_sources(tmp_path: Path) -> None:
+    with FakeOllama(reply=REPLY) as fake:
+        result = run_ask(tmp_path, fake.url, QUESTION)
+    assert result.returncode == 0, result.stderr
+    answer, sources = result.stdout.split("Fontes:")
+    assert answer.strip() == REPLY
+    assert sources.splitlines()[1] == "  [1] guide/install.md > Instalação > Com pip"
+    assert "Vou procurar" not in result.stdout  # reasoning stays hidden
+    assert len(fake.chat_requests) == 1
+
+
+def test_ask_about_something_absent_answers_without_the_model(tmp_path: Path) -> None:
+    with FakeOllama(reply=REPLY) as fake:
+        result = run_ask(tmp_path, fake.url, "xyzzy plugh quux")
+    assert result.returncode == 0
+    assert "Não encontrei nada sobre isso na documentação" in result.stdout
+    assert fake.requests == []
+
+
+def test_ask_with_the_server_down_shows_passages_and_fails(tmp_path: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    result = run_ask(tmp_path, url, QUESTION)
+    assert result.returncode == 1
+    assert "ollama serve" in result.stderr
+    assert "[1] guide/install.md > Instalação > Com pip" in result.stdout
+    assert "pip install docai num ambiente virtual" in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def test_ask_with_an_empty_question_explains_and_fails(tmp_path: Path) -> None:
+    result = run_ask(tmp_path, "http://127.0.0.1:9", "   ")
+    assert result.returncode == 2
+    assert "a pergunta está vazia" in result.stderr

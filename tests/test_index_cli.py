@@ -1,0 +1,119 @@
+"""`docai index` as a user runs it: what it reports, damaged caches, concurrent runs.
+
+Most cases call `cli.main` in-process (same code path, no interpreter start-up); concurrency
+and the no-traceback guarantee use real `docai` processes.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from docai import cache
+from docai.build import open_index
+from docai.cli import main
+from docai.settings import Settings
+
+DOCAI = [sys.executable, "-m", "docai"]
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str]):
+    def run(*args: str | Path) -> tuple[int, str, str]:
+        code = main([str(arg) for arg in args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+def _docs(root: Path) -> Path:
+    root.mkdir()
+    (root / "instalar.md").write_text(
+        "# Instalação\n\nRode `pip install docai` num ambiente virtual.\n\n"
+        "## Ollama\n\nInicie o servidor com `ollama serve` na porta 11434.\n",
+        encoding="utf-8",
+    )
+    (root / "guia").mkdir()
+    (root / "guia" / "cache.html").write_text(
+        "<h1>Cache</h1><p>O índice fica na pasta de cache do usuário.</p>", encoding="utf-8"
+    )
+    (root / "quebrado.md").write_bytes(b"\x00\x00\x00binario")
+    return root
+
+
+def test_index_reports_counts_changes_skips_and_timings(run, tmp_path: Path) -> None:
+    docs = _docs(tmp_path / "docs")
+    code, out, _ = run("index", "--docs", docs, "--cache-dir", tmp_path / "cache")
+    assert code == 0
+    assert "2 arquivo(s) indexado(s)" in out
+    assert "3 novo(s)" in out
+    assert "quebrado.md:" in out  # the skipped file, with its reason
+    assert "tempo:" in out
+
+    (docs / "instalar.md").write_text("# Instalação\n\nAgora com uv.\n", encoding="utf-8")
+    (docs / "guia" / "cache.html").unlink()
+    code, out, _ = run("--docs", docs, "index", "--cache-dir", tmp_path / "cache")
+    assert code == 0
+    assert "1 alterado(s), 1 removido(s), 1 sem mudança" in out
+
+
+def test_damaged_cache_is_reported_in_one_line_then_trusted_again(run, tmp_path: Path) -> None:
+    docs = _docs(tmp_path / "docs")
+    where = ("--docs", docs, "--cache-dir", tmp_path / "cache")
+    assert run("index", *where)[0] == 0
+    (folder,) = (tmp_path / "cache").iterdir()
+    arrays = folder / cache.ARRAYS_NAME
+    arrays.write_bytes(arrays.read_bytes()[:64])
+
+    code, _, err = run("index", *where)
+    assert code == 0
+    assert len(err.splitlines()) == 1
+    assert "arrays.npz" in err and "reconstruindo" in err
+
+    code, out, err = run("index", *where)
+    assert err == ""
+    assert "0 novo(s)" in out
+
+    code, _, err = run("index", *where, "--chunk-tokens", "128")
+    assert len(err.splitlines()) == 1 and "max_tokens" in err
+
+
+def test_two_concurrent_runs_leave_a_valid_cache(run, tmp_path: Path) -> None:
+    docs = _docs(tmp_path / "docs")
+    cache_dir = tmp_path / "cache"
+    command = [*DOCAI, "index", "--docs", str(docs), "--cache-dir", str(cache_dir)]
+    runs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(2)]
+    for process in runs:
+        _, err = process.communicate(timeout=60)
+        assert process.returncode == 0, err
+    code, out, err = run("index", "--docs", docs, "--cache-dir", cache_dir)
+    assert err == ""  # no "rebuilt because ..." line: the cache is valid
+    assert "0 novo(s), 0 alterado(s), 0 removido(s), 3 sem mudança" in out
+    question = "servidor ollama porta"
+    cached, _ = open_index(Settings(docs_dir=docs, cache_dir=cache_dir), progress=False)
+    fresh, _ = open_index(Settings(docs_dir=docs, cache_dir=tmp_path / "c2"), progress=False)
+    assert cached.search(question, 3) == fresh.search(question, 3) != []
+
+
+def test_missing_docs_folder_is_a_clear_error_without_traceback(tmp_path: Path) -> None:
+    missing = tmp_path / "não-existe"
+    done = subprocess.run(
+        [*DOCAI, "index", "--docs", str(missing), "--cache-dir", str(tmp_path / "cache")],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2
+    assert str(missing) in done.stderr and "não existe" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_empty_docs_folder_says_so(run, tmp_path: Path) -> None:
+    (tmp_path / "vazia").mkdir()
+    code, out, err = run("index", "--docs", tmp_path / "vazia", "--cache-dir", tmp_path / "c")
+    assert code == 0
+    assert "não tem documentos" in err
+    assert "0 arquivo(s) indexado(s)" in out

@@ -1,0 +1,138 @@
+"""The real `docai` REPL in a pseudo-terminal, talking to a fake Ollama over real HTTP."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from tests.support.fake_ollama import FakeOllama
+from tests.test_answering import DOCS, REPLY, write_docs
+
+DOCAI = str(Path(sys.executable).with_name("docai"))
+PROMPT = "docai>"
+QUESTION = "Como instalo o docai com pip?"
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOllama]:
+    with FakeOllama(reply=REPLY, thinking="Vou procurar nos documentos.") as server:
+        yield server
+
+
+def docai_env(tmp_path: Path, url: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        OLLAMA_HOST=url,
+        DOCAI_CACHE_DIR=str(tmp_path / "cache"),
+        HOME=str(tmp_path / "home"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        PROMPT_TOOLKIT_NO_CPR="1",  # the pty does not answer cursor-position queries
+        NO_COLOR="1",
+        TERM="xterm",
+    )
+    return env
+
+
+def spawn_repl(tmp_path: Path, url: str) -> pexpect.spawn:
+    docs = write_docs(tmp_path / "docs", DOCS)
+    child = pexpect.spawn(
+        DOCAI,
+        ["--docs", str(docs)],
+        env=docai_env(tmp_path, url),
+        encoding="utf-8",
+        timeout=60,
+        dimensions=(40, 160),
+    )
+    child.expect(r"docai pronto: 2 arquivo\(s\), \d+ trecho\(s\) de .*docs; modelo deepseek-r1")
+    child.expect("/ajuda mostra os comandos; sair encerra")
+    child.expect(PROMPT)
+    return child
+
+
+def test_conversation_answers_lists_sources_and_exits(tmp_path: Path, fake: FakeOllama) -> None:
+    child = spawn_repl(tmp_path, fake.url)
+    child.sendline(QUESTION)
+    child.expect(re.escape(REPLY))
+    child.expect(r"Fontes:\s+\[1\] guide/install\.md > Instalação > Com pip")
+    child.expect(PROMPT)
+    assert "Vou procurar" not in child.before  # reasoning hidden by default
+
+    child.sendline("/fontes")
+    child.expect(r"\[1\] guide/install\.md > Instalação > Com pip \(relevância \d\.\d+\)")
+    child.sendline("/pensamento")
+    child.expect("visível")
+    child.sendline("Qual é o padrão de --num-ctx?")
+    child.expect("Vou procurar nos documentos.")
+    child.expect(re.escape(REPLY))
+    child.expect(r"Fontes:\s+\[1\] config\.md > Configuração > Janela de contexto")
+
+    child.sendline("/k zero")
+    child.expect(r"/k precisa de um número inteiro de 1 a 20, recebi 'zero'")
+    child.sendline("/xyz")
+    child.expect(r"comando desconhecido: /xyz\. Comandos: /ajuda, /fontes")
+    child.sendline("   ")
+    child.expect("Escreva uma pergunta sobre a documentação")
+    child.sendline("sair")
+    child.expect("Até logo!")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert len(fake.chat_requests) == 2
+    history = (tmp_path / "data" / "docai" / "history").read_text(encoding="utf-8")
+    assert f"+{QUESTION}" in history
+
+
+def test_ctrl_c_stops_a_slow_answer_and_the_prompt_comes_back(
+    tmp_path: Path, fake: FakeOllama
+) -> None:
+    fake.think_shape = "none"
+    fake.reply = "Primeiro passo: " + "devagar " * 300 + "FIM."
+    fake.chunk_delay = 0.2
+    child = spawn_repl(tmp_path, fake.url)
+    child.sendline(QUESTION)
+    child.expect("Primeiro passo: devagar")  # streamed: shown long before the answer ends
+    child.sendcontrol("c")
+    child.expect(r"\(resposta interrompida\)")
+    child.expect(PROMPT)
+    assert "FIM." not in child.before
+
+    fake.reply = REPLY
+    fake.chunk_delay = 0.0
+    child.send("texto que desisto de perguntar")
+    child.sendcontrol("c")  # at the prompt: clears the line, does not quit
+    child.sendline("Qual é o padrão de --num-ctx?")
+    child.expect(re.escape(REPLY))
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect("Até logo!")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    asked = [r["messages"][1]["content"] for r in fake.chat_requests]
+    assert len(asked) == 2 and not any("desisto" in a for a in asked)
+
+
+def test_piped_questions_are_answered_one_per_line(tmp_path: Path, fake: FakeOllama) -> None:
+    docs = write_docs(tmp_path / "docs", DOCS)
+    result = subprocess.run(
+        [DOCAI, "--docs", str(docs)],
+        input=f"{QUESTION}\n\nQual é o padrão de --num-ctx?\n",
+        env=docai_env(tmp_path, fake.url),
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count(REPLY) == 2
+    assert "[1] guide/install.md > Instalação > Com pip" in result.stdout
+    assert "[1] config.md > Configuração > Janela de contexto" in result.stdout
+    assert "docai pronto" in result.stderr and "docai pronto" not in result.stdout
+    assert len(fake.chat_requests) == 2
