@@ -73,10 +73,14 @@ def fold_marks(text: str) -> str:
     return _COMBINING_MARKS.sub("", unicodedata.normalize("NFKD", text))
 
 
-def guess_language(folded_words: list[str]) -> str:
-    """English or Portuguese, by which language's own stop words the text uses more."""
-    portuguese = sum(1 for word in folded_words if word in PORTUGUESE_ONLY)
-    english = sum(1 for word in folded_words if word in ENGLISH_ONLY)
+def guess_language(stop_words: list[str]) -> str:
+    """English or Portuguese: which language's own (folded) stop words the text uses more.
+
+    Only folded words count, so a passage typed without accents gets the same stems as
+    with them. English wins ties: code-only passages have no stop words at all.
+    """
+    portuguese = sum(1 for word in stop_words if word in PORTUGUESE_ONLY)
+    english = sum(1 for word in stop_words if word in ENGLISH_ONLY)
     return PORTUGUESE if portuguese > english else ENGLISH
 
 
@@ -86,6 +90,9 @@ class _Tokens:
 
     tokens: list[tuple[str, bool]]
     stop_words: list[str]
+
+    def language(self) -> str:
+        return guess_language(self.stop_words)
 
     def words(self) -> list[str]:
         return [token for token, is_word in self.tokens if is_word]
@@ -170,7 +177,7 @@ class Analyzer:
     def terms(self, text: str, language: str | None = None) -> list[str]:
         """Document terms: every word stemmed in one language (guessed when not given)."""
         tokens = _tokenise(text)
-        stem = self._stemmers[language or guess_language(tokens.stop_words)]
+        stem = self._stemmers[language or tokens.language()]
         return _finish(tokens, stem)
 
     def query_terms(self, text: str) -> list[str]:
@@ -192,7 +199,7 @@ class Analyzer:
         The heading is stemmed in the chunk's language so both copies give the same terms.
         """
         tokens = _tokenise(chunk.text)
-        language = guess_language(tokens.stop_words)
+        language = tokens.language()
         stem = self._stemmers[language]
         return _finish(tokens, stem) + self.terms(" ".join(chunk.heading_path), language)
 

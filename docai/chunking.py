@@ -30,7 +30,10 @@ _LINE = re.compile(r"\n\s*")
 _SENTENCE_END = r"(?<=[.!?…])\s+|(?<=[.!?…][\"'”’»)\]])\s+|(?<=[。！？])\s*"
 _SENTENCE = re.compile(_SENTENCE_END)
 _WORD = re.compile(r"\s+")
+_NON_SPACE = re.compile(r"\S")
 _LEVELS = (_PARAGRAPH, _LINE, _SENTENCE, _WORD)
+# The same separators, matched as late as possible in a window (greedy prefix).
+_LAST_SEPARATOR = tuple(re.compile(r"(?s:.*)(" + level.pattern + ")") for level in _LEVELS)
 # Where a repeated tail may start: after a line break or the end of a sentence.
 _TAIL_START = re.compile(r"\n\s*|" + _SENTENCE_END)
 
@@ -160,14 +163,33 @@ class _Planner:
         return count_tokens(self.header + self.text[start:end], self.encoding)
 
     def units(self, start: int, end: int, level: int, limit: int) -> list[tuple[int, int]]:
-        """Trimmed slices of at most `limit` tokens, split at the coarsest boundary needed."""
+        """Trimmed slices of at most `limit` tokens, cut at the coarsest boundary needed.
+
+        Each slice is the longest run of this level's pieces that fits (found with one
+        backwards regex match per slice, not one Python step per word); only a piece that
+        alone is too long goes down to the next level.
+        """
         if self.tokens(start, end) <= limit:
             return [(start, end)]
         if level == len(_LEVELS):
             return self.token_units(start, end, limit)
+        text = self.text
         result: list[tuple[int, int]] = []
-        for piece_start, piece_end in _pieces(self.text, start, end, _LEVELS[level]):
-            result.extend(self.units(piece_start, piece_end, level + 1, limit))
+        cursor = start
+        while cursor < end:
+            if self.tokens(cursor, end) <= limit:
+                result.append((cursor, end))
+                break
+            reach = min(self.starts[self.token_at(cursor) + limit], end)
+            last = _LAST_SEPARATOR[level].match(text, cursor, reach)
+            if last is not None and last.start(1) > cursor:
+                result.append(_trim(text, cursor, last.start(1)))
+                cursor = _trim(text, last.end(1), end)[0]
+                continue
+            following = _LEVELS[level].search(text, cursor + 1, end)
+            piece_end = end if following is None else following.start()
+            result.extend(self.units(*_trim(text, cursor, piece_end), level + 1, limit))
+            cursor = end if following is None else _trim(text, following.end(), end)[0]
         return result
 
     def token_units(self, start: int, end: int, limit: int) -> list[tuple[int, int]]:
@@ -230,21 +252,19 @@ class _Planner:
         return True
 
 
-def _pieces(text: str, start: int, end: int, separator: re.Pattern[str]) -> list[tuple[int, int]]:
-    pieces = []
-    position = start
-    for match in separator.finditer(text, start, end):
-        if match.end() == position:
-            continue
-        pieces.append(_trim(text, position, match.start()))
-        position = match.end()
-    pieces.append(_trim(text, position, end))
-    return [piece for piece in pieces if piece[0] < piece[1]]
-
-
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    """Shrink text[start:end] to exclude surrounding whitespace."""
-    piece = text[start:end]
-    stripped = piece.lstrip()
-    start += len(piece) - len(stripped)
-    return start, start + len(stripped.rstrip())
+    """Shrink text[start:end] to exclude surrounding whitespace.
+
+    Called with ranges as long as the rest of a section, so it never copies the range:
+    a regex finds the first non-space, and the end is walked back in small windows.
+    """
+    first = _NON_SPACE.search(text, start, end)
+    if first is None:
+        return end, end
+    start = first.start()
+    while True:
+        window = max(start, end - 256)
+        kept = len(text[window:end].rstrip())
+        if kept:
+            return start, window + kept
+        end = window

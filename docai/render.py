@@ -134,7 +134,9 @@ class AnswerPrinter:
         self._write(messages.ANSWER_EXTRACTIVE_HEADER + "\n")
         for number, hit in enumerate(event.passages, start=1):
             label = messages.ANSWER_SOURCE_LINE.format(number=number, label=source_label(hit))
-            self._write(f"\n{label.strip()}\n{hit.chunk.text.strip()}\n")
+            # The label already names the heading path the passage text starts with.
+            body = hit.chunk.text.strip().removeprefix(hit.chunk.heading).strip()
+            self._write(f"\n{label.strip()}\n{body}\n")
 
     def _clear_spinner(self) -> None:
         if self._spinner:

@@ -37,7 +37,9 @@ def run(settings: Settings) -> int:
     # With piped input, stdout carries only answers; the greeting goes to stderr.
     print(welcome, file=sys.stdout if interactive else sys.stderr, flush=True)
     answerer = Answerer(index, make_backend(settings), settings)
-    session = Session(answerer, show_thinking=settings.show_thinking, out=sys.stdout)
+    session = Session(
+        answerer, show_thinking=settings.show_thinking, out=sys.stdout, interactive=interactive
+    )
     try:
         lines = _terminal_lines() if interactive else _piped_lines(sys.stdin)
         for line in lines:
@@ -66,7 +68,11 @@ def handle_line(line: str, session: Session) -> bool:
 
 
 def ask(question: str, session: Session) -> None:
-    """Stream one answer; Ctrl-C stops it and closes the stream to the model."""
+    """Stream one answer; Ctrl-C stops it and closes the stream to the model.
+
+    At a terminal the prompt comes back after Ctrl-C; with piped input there is no prompt to
+    come back to, so the interrupt ends the run (exit 130, like any command).
+    """
     printer = AnswerPrinter(session.out, sys.stderr, show_thinking=session.show_thinking)
     session.last_answer = printer
     events = session.answerer.answer(question)
@@ -77,6 +83,8 @@ def ask(question: str, session: Session) -> None:
     except KeyboardInterrupt:
         events.close()
         printer.interrupted()
+        if not session.interactive:
+            raise
     session.out.write("\n")
     session.out.flush()
 

@@ -16,6 +16,7 @@ from typing import TextIO
 from docai import messages
 from docai.answering import Answerer
 from docai.build import open_index
+from docai.errors import DocaiError
 from docai.llm.base import make_backend
 from docai.render import AnswerPrinter, print_index_notes, source_label
 
@@ -29,6 +30,7 @@ class Session:
     answerer: Answerer
     show_thinking: bool
     out: TextIO
+    interactive: bool
     last_answer: AnswerPrinter | None = None
 
 
@@ -104,7 +106,12 @@ def _model(session: Session, argument: str) -> None:
 
 def _reindex(session: Session, _argument: str) -> None:
     answerer = session.answerer
-    index, report = open_index(answerer.settings, progress=True)
+    try:
+        index, report = open_index(answerer.settings, progress=True)
+    except DocaiError as error:
+        # e.g. the docs folder was moved away: keep answering from the index we have.
+        _say(session, messages.ERROR_PREFIX.format(message=error))
+        return
     print_index_notes(report, answerer.settings.docs_dir, sys.stderr)
     answerer.replace_index(index)
     session.last_answer = None

@@ -33,6 +33,9 @@ class TfidfScorer:
 
     @classmethod
     def fit(cls, counts: sp.csr_matrix) -> TfidfScorer:
+        if counts.shape[1] == 0:  # no terms at all (empty docs folder): nothing can match
+            rows = sp.csr_matrix(counts.shape, dtype=np.float64)
+            return cls(idf=np.zeros(0), by_column=rows.tocsc(), by_row=rows)
         transformer = TfidfTransformer(sublinear_tf=True, norm="l2")
         rows = transformer.fit_transform(counts).tocsr()
         return cls(idf=transformer.idf_, by_column=rows.tocsc(), by_row=rows)

@@ -66,6 +66,17 @@ def test_conversation_answers_lists_sources_and_exits(tmp_path: Path, fake: Fake
 
     child.sendline("/fontes")
     child.expect(r"\[1\] guide/install\.md > Instalação > Com pip \(relevância \d\.\d+\)")
+    child.sendline(QUESTION)
+    child.expect(r"\(resposta repetida do cache\)\s+" + re.escape(REPLY))
+    (tmp_path / "docs" / "guide" / "install.md").write_text(
+        "# Instalação\n\n## Com pip\n\nRode `pip install docai==2.0`.\n", encoding="utf-8"
+    )
+    child.sendline("/reindexar")
+    child.expect(r"Índice atualizado: 2 arquivo\(s\)")
+    child.sendline(QUESTION)
+    child.expect(re.escape(REPLY))
+    assert "repetida do cache" not in child.before
+    assert "docai==2.0" in fake.chat_requests[-1]["messages"][1]["content"]
     child.sendline("/pensamento")
     child.expect("visível")
     child.sendline("Qual é o padrão de --num-ctx?")
@@ -84,7 +95,7 @@ def test_conversation_answers_lists_sources_and_exits(tmp_path: Path, fake: Fake
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
-    assert len(fake.chat_requests) == 2
+    assert len(fake.chat_requests) == 3
     history = (tmp_path / "data" / "docai" / "history").read_text(encoding="utf-8")
     assert f"+{QUESTION}" in history
 

@@ -1,0 +1,147 @@
+"""`python -m bench [--quick]`: build, reload, update and query docai indexes of ~1k, 10k
+and 100k chunks (plus resources/docs), beside the naive refit-everything baseline.
+
+Per corpus, in one run: full build, warm start (valid cache), incremental update after one
+file changes, query latency p50/p95 over 200 varied questions, peak memory per phase, and
+ingestion throughput; then the naive baseline (sequential parse + scikit-learn
+TfidfVectorizer refit) and its query latency. Prints a Markdown table and the ratios the
+targets are about, and writes everything to bench/results.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from bench.corpus import queries, write_corpus
+
+# About how many chunks one generated page yields (calibrated on the generator).
+CHUNKS_PER_PAGE = 27
+SIZES = (("1k", 1_000), ("10k", 10_000), ("100k", 100_000))
+QUESTIONS = 200
+RESOURCES = Path("resources/docs")
+RESULTS = Path(__file__).parent / "results.json"
+TARGETS = (
+    ("warm / full", "warm_ratio", 0.05),
+    ("incremental / full", "incremental_ratio", 0.10),
+    ("full / naive", "naive_ratio", 1.0),
+)
+P50_TARGET_MS = 10.0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="only the 1k and 10k corpora")
+    args = parser.parse_args()
+    sizes = SIZES[:2] if args.quick else SIZES
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="docai-bench-") as scratch:
+        work = Path(scratch)
+        questions_file = work / "questions.json"
+        questions_file.write_text(json.dumps(queries(QUESTIONS)), encoding="utf-8")
+        corpora = [(name, lambda d, n=target: write_corpus(d, round(n / CHUNKS_PER_PAGE)))
+                   for name, target in sizes]
+        if any(path.is_file() for path in RESOURCES.rglob("*")):
+            corpora.insert(0, ("resources/docs", lambda d: shutil.copytree(RESOURCES, d)))
+        for name, make in corpora:
+            _say(f"[{name}] gerando corpus…")
+            docs = work / name.replace("/", "-") / "docs"
+            make(docs)
+            rows.append(_measure(name, docs, docs.parent / "cache", questions_file))
+    RESULTS.write_text(json.dumps(rows, indent=2), encoding="utf-8")
+    print(_table(rows))
+    print()
+    print(_ratios(rows))
+    print(f"\n(detalhes em {RESULTS})")
+    return 0
+
+
+def _measure(name: str, docs: Path, cache_dir: Path, questions: Path) -> dict[str, Any]:
+    files = sorted(path for path in docs.rglob("*") if path.is_file())
+    megabytes = sum(path.stat().st_size for path in files) / 1e6
+    _say(f"[{name}] build completo…")
+    full = _phase("full", docs, cache_dir, questions)
+    _say(f"[{name}] início com cache válido + consultas…")
+    warm = _phase("warm", docs, cache_dir, questions)
+    changed = files[len(files) // 2]
+    with changed.open("a", encoding="utf-8") as handle:
+        handle.write("\n\n## Nota do benchmark\n\nUm parágrafo novo para a atualização.\n")
+    _say(f"[{name}] atualização incremental ({changed.name})…")
+    incremental = _phase("incremental", docs, cache_dir, questions)
+    _say(f"[{name}] linha de base ingênua (TfidfVectorizer)…")
+    naive = _phase("naive", docs, cache_dir, questions)
+    return {
+        "corpus": name,
+        "files": len(files),
+        "megabytes": megabytes,
+        "chunks": full["chunks"],
+        "full": full,
+        "warm": warm,
+        "incremental": incremental,
+        "naive": naive,
+        "files_per_s": len(files) / full["seconds"],
+        "mb_per_s": megabytes / full["seconds"],
+        "warm_ratio": warm["seconds"] / full["seconds"],
+        "incremental_ratio": incremental["seconds"] / full["seconds"],
+        "naive_ratio": full["seconds"] / naive["seconds"],
+        "incremental_changed": incremental["changed"],
+    }
+
+
+def _phase(phase: str, docs: Path, cache_dir: Path, questions: Path) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.phase", phase, str(docs), str(cache_dir), str(questions)],
+        capture_output=True, text=True, check=False, env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"bench: a fase {phase} falhou:\n{done.stderr}")
+    return json.loads(done.stdout)
+
+
+def _table(rows: list[dict[str, Any]]) -> str:
+    header = (
+        "| corpus | arquivos | MB | trechos | build completo | arquivos/s | MB/s "
+        "| início c/ cache | incremental | consulta p50 / p95 | pico RAM build / início "
+        "| ingênuo: build | ingênuo: p50 / p95 |"
+    )
+    lines = [header, "|" + "---|" * header.count(" | ") + "---|"]
+    for row in rows:
+        full, warm, incremental, naive = (row[k] for k in ("full", "warm", "incremental", "naive"))
+        build_peak = max(full["peak_mb"], full["workers_peak_mb"])
+        lines.append(
+            f"| {row['corpus']} | {row['files']} | {row['megabytes']:.1f} | {row['chunks']} "
+            f"| {full['seconds']:.2f} s | {row['files_per_s']:.0f} | {row['mb_per_s']:.2f} "
+            f"| {warm['seconds']:.2f} s | {incremental['seconds']:.2f} s "
+            f"| {warm['p50_ms']:.2f} / {warm['p95_ms']:.2f} ms "
+            f"| {build_peak:.0f} / {warm['peak_mb']:.0f} MB "
+            f"| {naive['seconds']:.2f} s | {naive['p50_ms']:.2f} / {naive['p95_ms']:.2f} ms |"
+        )
+    return "\n".join(lines)
+
+
+def _ratios(rows: list[dict[str, Any]]) -> str:
+    lines = []
+    for row in rows:
+        parts = [
+            f"{label} = {row[key]:.3f} ({'ok' if row[key] <= limit else 'ACIMA'} ≤ {limit:g})"
+            for label, key, limit in TARGETS
+        ]
+        p50 = row["warm"]["p50_ms"]
+        parts.append(f"p50 {p50:.2f} ms ({'ok' if p50 < P50_TARGET_MS else 'ACIMA'} < 10)")
+        lines.append(f"{row['corpus']}: " + "; ".join(parts))
+    return "\n".join(lines)
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""What a user notices of text analysis: which spellings and identifiers meet each other."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import Counter
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from docai.analysis import Analyzer, analyze, analyze_query, chunk_terms
+from docai.models import Chunk
+
+
+def _strip_accents(text: str) -> str:
+    decomposed = unicodedata.normalize("NFD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def test_accents_and_case_do_not_matter_either_way():
+    assert analyze("configuração") == analyze("configuracao") == analyze("CONFIGURAÇÃO")
+    assert analyze("Ação") == analyze("acao")
+    assert set(analyze_query("configuracao")) & set(analyze("A configuração do proxy."))
+    assert set(analyze_query("Configuração")) & set(analyze("a configuracao do proxy"))
+
+
+@given(st.text(alphabet="aãáâàeéêiíoóõôuúçcAÃÉÇ .-_", max_size=60))
+def test_folding_accents_never_changes_the_terms(text):
+    assert analyze(text) == analyze(_strip_accents(text))
+
+
+def test_dotted_identifier_is_kept_whole_and_in_parts():
+    terms = analyze("Use os.path.join here.")
+    assert {"os.path.join", "os", "path", "join"} <= set(terms)
+    assert "json.dumps" in analyze("call json.dumps(obj)")
+
+
+def test_flags_paths_and_snake_case_keep_whole_and_parts():
+    terms = set(analyze("git config --global edits ~/.gitconfig; set num_ctx and snake_case_name"))
+    assert {"--global", "global"} <= terms
+    assert {"~/.gitconfig", "gitconfig"} <= terms
+    assert {"num_ctx", "num", "ctx"} <= terms
+    assert {"snake_case_name", "snake", "case", "name"} <= terms
+
+
+def test_camel_case_is_split_and_lowered():
+    assert {"camelcase", "camel", "case"} <= set(analyze("CamelCase"))
+    assert {"httpserver", "http", "server"} <= set(analyze("HTTPServer"))
+    assert not {"pd", "fs"} & set(analyze("PDFs"))
+
+
+def test_numbers_and_versions_are_kept():
+    terms = set(analyze("Python 3.11 with num_ctx 8192"))
+    assert {"3.11", "8192"} <= terms
+
+
+def test_whole_identifiers_are_not_stemmed_but_words_are():
+    assert "running_jobs" in analyze("check running_jobs")
+    assert "running" not in analyze("the jobs are running")
+    assert analyze("installing") == analyze("installs")
+
+
+def test_portuguese_inflections_meet():
+    assert analyze("Você pode configurar.") == analyze("Isso é a configuração.")
+    assert analyze("Você pode instalar.") == analyze("Esta é a instalação.")
+    assert analyze("os arquivos do projeto") == analyze("o arquivo do projeto")
+
+
+def test_portuguese_question_meets_english_docs_through_cognates():
+    question = set(analyze_query("configuração"))
+    assert question & set(analyze("The configuration of the server is read at start."))
+
+
+def test_question_meets_english_word_inside_portuguese_passage():
+    passage = set(analyze("O caching do índice é guardado em disco pelo docai."))
+    assert set(analyze_query("how does caching work?")) & passage
+
+
+def test_stop_words_and_question_words_give_no_terms():
+    assert analyze("Como é que eu faço isso?") == []
+    assert analyze("What is it and how do I do that?") == []
+    assert analyze_query("o que é?") == []
+
+
+def test_stemming_can_be_turned_off():
+    assert Analyzer(stem=False).terms("running servers") == ["running", "servers"]
+    assert Analyzer(stem=True).terms("running servers") != ["running", "servers"]
+
+
+def test_heading_terms_count_once_more_than_the_body():
+    chunk = Chunk(
+        source="guia.md",
+        heading_path=("Instalação", "Com pip"),
+        ordinal=0,
+        text="Instalação > Com pip\nRode pip install docai no terminal.",
+        tokens=12,
+    )
+    counts = Counter(chunk_terms(chunk))
+    body = Counter(analyze(chunk.text))
+    heading_term = analyze("Instalação com pip de novo")[0]
+    assert counts[heading_term] == body[heading_term] + 1
+    assert counts["terminal"] == body["terminal"] == 1
