@@ -160,6 +160,12 @@ class Answerer:
         self._backend.close()
 
     def answer(self, question: str) -> Iterator[AnswerEvent]:
+        """Events for one question, in order: Retrieved | FallbackUsed | NotCovered, then
+        warnings, then (CacheReplay,) thinking/text deltas and Done, or ModelFailed.
+
+        Lazy: nothing happens until iteration starts; closing the iterator (Ctrl-C) closes
+        the model's stream, so the server stops generating.
+        """
         retrieval = self._retrieve(question)
         if retrieval.hits:
             prompt = build_prompt(
@@ -276,8 +282,8 @@ class Answerer:
                 self._think = None
                 yield AnswerWarning(messages.ANSWER_THINKING_OFF.format(model=backend.model))
             except LLMError as error:
-                started = bool(thinking or text)
-                yield ModelFailed(error, () if started else extractive)
+                # Reasoning alone answers nothing: the passages still stand in for the answer.
+                yield ModelFailed(error, () if text else extractive)
                 return
             finally:
                 close = getattr(stream, "close", None)

@@ -171,10 +171,14 @@ def _parse_all(
     workers = min(_cpu_count(), len(tasks) // MIN_FILES_FOR_WORKERS)
     if workers <= 1:
         return _tracked(map(work, tasks), len(tasks), progress)
+    # The first file is parsed here: that loads the tokenizer and stemmers once, and the
+    # forked workers inherit them instead of each spending ~0.5 s loading its own.
+    first = work(tasks[0])
+    rest = tasks[1:]
     with ProcessPoolExecutor(max_workers=workers) as pool:
         # Submitted before the bar starts its thread, so workers are forked without it.
-        results = pool.map(work, tasks, chunksize=max(1, min(32, len(tasks) // (workers * 8))))
-        return _tracked(results, len(tasks), progress)
+        results = pool.map(work, rest, chunksize=max(1, min(32, len(rest) // (workers * 8))))
+        return [first, *_tracked(results, len(rest), progress)]
 
 
 def _tracked(results: Iterable[ParsedFile], total: int, progress: bool) -> list[ParsedFile]:

@@ -94,7 +94,8 @@ def load(directory: Path, key: CacheKey) -> CachedIndex | None:
     except FileNotFoundError:
         return None
     except OSError as error:
-        raise CacheError(messages.CACHE_UNREADABLE.format(reason=error.strerror)) from error
+        reason = error.strerror or error
+        raise CacheError(messages.CACHE_UNREADABLE.format(reason=reason)) from error
     manifest = _parse_json(raw)
     version = _field(manifest, "format_version", int)
     if version != FORMAT_VERSION:
@@ -120,7 +121,6 @@ def save(directory: Path, cached: CachedIndex) -> None:
     counts = cached.counts
     manifest = {
         "format_version": FORMAT_VERSION,
-        "docai_version": __version__,
         "generation": generation,
         "key": {name: getattr(cached.key, name) for name in CacheKey.__slots__},
         "vocabulary": list(cached.vocabulary),

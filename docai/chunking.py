@@ -42,8 +42,9 @@ _TAIL_START = re.compile(r"\n\s*|" + _SENTENCE_END)
 class Span:
     """Where a chunk's body lies in its section's text.
 
-    `text[overlap_start:start]` repeats the end of the previous chunk; `text[start:end]` is
-    new. The new parts of a section's spans cover every non-whitespace character, in order.
+    `text[overlap_start:start]` repeats the end of the previous chunk (plus the whitespace
+    after it); `text[start:end]` is new. The new parts of a section's spans cover every
+    non-whitespace character of the section, in order.
     `tokens` is the exact count of the chunk text (header line included).
     """
 
@@ -224,6 +225,7 @@ class _Planner:
                 candidate < end
                 and self.tokens(candidate, end) <= self.overlap
                 and self.tokens(candidate, next_end) <= self.budget
+                and count_tokens(self.text[candidate:end], self.encoding) <= self.overlap
             )
 
         for pattern in (_TAIL_START, _WORD):

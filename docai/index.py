@@ -102,16 +102,22 @@ class TermMatrix:
 
 def _canonical(counts: sp.csr_matrix) -> sp.csr_matrix:
     """int32 counts, duplicates summed, column indices sorted: one layout per content."""
+    if counts.dtype == np.int32 and counts.has_canonical_format:
+        return counts
     counts = counts.astype(np.int32)
     counts.sum_duplicates()
     counts.sort_indices()
-    counts.indices = counts.indices.astype(np.int32, copy=False)
-    counts.indptr = counts.indptr.astype(np.int64, copy=False)
     return counts
 
 
-def _sorted_columns(matrix: TermMatrix) -> TermMatrix:
-    """The same matrix with its vocabulary in sorted order (float sums then add up alike)."""
+def _prepared(matrix: TermMatrix) -> TermMatrix:
+    """Canonical layout, no unused term, sorted vocabulary: equal content gives equal arrays.
+
+    A matrix stacked from cached parts (perhaps with stale vocabulary, perhaps in another
+    column order) then yields bit-identical weights, scores and fingerprint to a rebuild:
+    floating-point sums run over the same terms in the same order.
+    """
+    matrix = TermMatrix(matrix.vocabulary, _canonical(matrix.counts)).compact()
     vocabulary = matrix.vocabulary
     if all(map(operator.lt, vocabulary, vocabulary[1:])):
         return matrix
@@ -143,17 +149,18 @@ class SearchIndex:
         self.method = method
         self._analyzer = analyzer or default_analyzer()
         self._duplicate_similarity = duplicate_similarity
-        self._matrix = _sorted_columns(matrix.compact())
+        self._matrix = _prepared(matrix)
         self._column = {term: j for j, term in enumerate(self._matrix.vocabulary)}
-        self._tfidf = TfidfScorer.fit(self._matrix.counts)
-        self._bm25 = Bm25Scorer.fit(self._matrix.counts)
-        order = sorted(range(len(self.chunks)),
-                       key=lambda i: (self.chunks[i].source, self.chunks[i].ordinal))
-        self._tiebreak = np.empty(len(self.chunks), dtype=np.int64)
-        self._tiebreak[order] = np.arange(len(self.chunks))
+        columns = self._matrix.counts.tocsc()
+        self._tfidf = TfidfScorer.fit(self._matrix.counts, columns)
+        self._bm25 = Bm25Scorer.fit(self._matrix.counts, columns)
         self._sources = sorted({chunk.source for chunk in self.chunks})
         source_id = {source: i for i, source in enumerate(self._sources)}
         self._source_of = np.array([source_id[c.source] for c in self.chunks], dtype=np.int64)
+        ordinals = np.array([chunk.ordinal for chunk in self.chunks], dtype=np.int64)
+        order = np.lexsort((ordinals, self._source_of))
+        self._tiebreak = np.empty(len(self.chunks), dtype=np.int64)
+        self._tiebreak[order] = np.arange(len(self.chunks))
 
     def __len__(self) -> int:
         return len(self.chunks)
@@ -165,8 +172,8 @@ class SearchIndex:
         digest.update(f"{self.method}\0{ANALYZER_VERSION}\0".encode())
         digest.update("\0".join(self._matrix.vocabulary).encode())
         counts = self._matrix.counts
-        for array in (counts.indptr, counts.indices, counts.data):
-            digest.update(np.ascontiguousarray(array).tobytes())
+        for array, dtype in ((counts.indptr, "<i8"), (counts.indices, "<i4"), (counts.data, "<i4")):
+            digest.update(np.ascontiguousarray(array, dtype=dtype).tobytes())
         for chunk in self.chunks:
             identity = f"\0{chunk.source}\0{chunk.ordinal}\0{chunk.heading}\0{chunk.text}"
             digest.update(identity.encode())
@@ -224,7 +231,8 @@ class SearchIndex:
         while True:
             prefix = ranked[:size]
             chosen = drop_near_duplicates(
-                self._tfidf.similarities(prefix), k, self._duplicate_similarity
+                self._tfidf.similarities(self._matrix.counts[prefix]), k,
+                self._duplicate_similarity,
             )
             if len(chosen) == k or size >= len(ranked):
                 return chosen

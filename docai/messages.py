@@ -10,7 +10,7 @@ from __future__ import annotations
 ERROR_PREFIX = "docai: erro: {message}"
 INTERRUPTED = "Interrompido."
 BAD_CHUNK_SIZE = (
-    "o tamanho do trecho deve ser um número positivo de tokens, recebi {value} "
+    "o tamanho do trecho deve ser de pelo menos {minimum} tokens, recebi {value} "
     "(tente --chunk-tokens 512)"
 )
 BAD_CHUNK_OVERLAP = (

@@ -35,8 +35,8 @@ def run(settings: Settings) -> int:
         files=report.files, chunks=report.chunks, docs=settings.docs_dir, model=settings.model
     )
     # With piped input, stdout carries only answers; the greeting goes to stderr.
-    print(welcome, file=sys.stdout if interactive else sys.stderr, flush=True)
     answerer = Answerer(index, make_backend(settings), settings)
+    print(welcome, file=sys.stdout if interactive else sys.stderr, flush=True)
     session = Session(
         answerer, show_thinking=settings.show_thinking, out=sys.stdout, interactive=interactive
     )

@@ -1,9 +1,10 @@
 """Lexical scoring over a chunk x term count matrix: TF-IDF cosine and Okapi BM25.
 
 Both scorers are fitted from raw counts only, so an index assembled from stored per-file
-counts scores exactly like a full rebuild. Each keeps a CSC (column-major) weight matrix:
-a question touches only the columns of its few terms, so scoring costs the number of
-postings of those terms, not the size of the corpus.
+counts scores exactly like a full rebuild. Each keeps its weights in CSC (column-major)
+layout: a question touches only the columns of its few terms, so scoring costs the number
+of postings of those terms, not the size of the corpus. Both are built from one CSC copy
+of the counts (`columns`) so opening a large index converts the layout once.
 """
 
 from __future__ import annotations
@@ -18,27 +19,37 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 
 
+def _column_of_entries(columns: sp.csc_matrix) -> np.ndarray:
+    return np.repeat(np.arange(columns.shape[1]), np.diff(columns.indptr))
+
+
 @dataclass(frozen=True, eq=False)
 class TfidfScorer:
     """Sublinear TF-IDF, L2-normalised rows; a query's score is its cosine with each chunk.
 
-    `idf` is scikit-learn's smoothed idf, ln((1 + n) / (1 + df)) + 1. The query vector is
-    built here with the same formula as the rows (1 + ln tf, times idf, L2-normalised) so
-    that scores are true cosines in 0..1 and comparable across questions.
+    The idf is the one scikit-learn's `TfidfTransformer(sublinear_tf=True, norm="l2")`
+    fits on the counts, ln((1 + n) / (1 + df)) + 1. The transformer's weighting
+    (1 + ln tf, times idf, rows scaled to unit length) is applied here directly in column
+    layout, and the query vector gets the same weighting, so scores are true cosines in
+    0..1, comparable across questions.
     """
 
     idf: np.ndarray
     by_column: sp.csc_matrix
-    by_row: sp.csr_matrix
 
     @classmethod
-    def fit(cls, counts: sp.csr_matrix) -> TfidfScorer:
+    def fit(cls, counts: sp.csr_matrix, columns: sp.csc_matrix) -> TfidfScorer:
+        """`columns` is `counts.tocsc()` (shared with the BM25 scorer)."""
         if counts.shape[1] == 0:  # no terms at all (empty docs folder): nothing can match
-            rows = sp.csr_matrix(counts.shape, dtype=np.float64)
-            return cls(idf=np.zeros(0), by_column=rows.tocsc(), by_row=rows)
-        transformer = TfidfTransformer(sublinear_tf=True, norm="l2")
-        rows = transformer.fit_transform(counts).tocsr()
-        return cls(idf=transformer.idf_, by_column=rows.tocsc(), by_row=rows)
+            return cls(idf=np.zeros(0), by_column=sp.csc_matrix(counts.shape))
+        idf = TfidfTransformer(sublinear_tf=True, norm="l2").fit(columns).idf_
+        weights = np.log(columns.data, dtype=np.float64)
+        weights += 1.0
+        weights *= idf[_column_of_entries(columns)]
+        norms = np.sqrt(np.bincount(columns.indices, weights=weights * weights,
+                                    minlength=counts.shape[0]))
+        weights /= norms[columns.indices]
+        return cls(idf=idf, by_column=_with_data(columns, weights))
 
     def query_vector(self, term_ids: np.ndarray, term_counts: np.ndarray) -> np.ndarray:
         weights = (1.0 + np.log(term_counts)) * self.idf[term_ids]
@@ -48,9 +59,12 @@ class TfidfScorer:
         """Cosine of the question with every chunk (0 for chunks sharing no term)."""
         return self.by_column[:, term_ids] @ self.query_vector(term_ids, term_counts)
 
-    def similarities(self, rows: np.ndarray) -> np.ndarray:
-        """Pairwise cosine between the given chunks (dense, len(rows) x len(rows))."""
-        block = self.by_row[rows]
+    def similarities(self, counts: sp.csr_matrix) -> np.ndarray:
+        """Pairwise cosine between the chunks whose count rows are given (dense, square)."""
+        block = counts.astype(np.float64)
+        block.data = (1.0 + np.log(block.data)) * self.idf[block.indices]
+        lengths = np.sqrt(np.asarray(block.multiply(block).sum(axis=1)).ravel())
+        block = sp.diags(1.0 / np.where(lengths > 0, lengths, 1.0)) @ block
         return (block @ block.T).toarray()
 
 
@@ -65,18 +79,29 @@ class Bm25Scorer:
     by_column: sp.csc_matrix
 
     @classmethod
-    def fit(cls, counts: sp.csr_matrix, k1: float = BM25_K1, b: float = BM25_B) -> Bm25Scorer:
+    def fit(
+        cls, counts: sp.csr_matrix, columns: sp.csc_matrix, k1: float = BM25_K1,
+        b: float = BM25_B,
+    ) -> Bm25Scorer:
+        """`columns` is `counts.tocsc()` (shared with the TF-IDF scorer)."""
         n_rows = counts.shape[0]
-        document_frequency = np.bincount(counts.indices, minlength=counts.shape[1])
+        document_frequency = np.diff(columns.indptr)
         idf = np.log1p((n_rows - document_frequency + 0.5) / (document_frequency + 0.5))
         lengths = np.asarray(counts.sum(axis=1), dtype=np.float64).ravel()
         average = lengths.mean() if n_rows and lengths.mean() > 0 else 1.0
-        tf = counts.data.astype(np.float64)
-        row_of_entry = np.repeat(np.arange(n_rows), np.diff(counts.indptr))
-        norm = k1 * (1.0 - b + b * lengths[row_of_entry] / average)
-        weights = idf[counts.indices] * tf * (k1 + 1.0) / (tf + norm)
-        matrix = sp.csr_matrix((weights, counts.indices, counts.indptr), shape=counts.shape)
-        return cls(by_column=matrix.tocsc())
+        tf = columns.data.astype(np.float64)
+        # k1 * (1 - b + b * length / average), per row, then spread over the row's entries
+        denominator = (k1 * (1.0 - b + b * lengths / average))[columns.indices]
+        denominator += tf
+        tf *= k1 + 1.0
+        tf /= denominator
+        tf *= idf[_column_of_entries(columns)]
+        return cls(by_column=_with_data(columns, tf))
 
     def scores(self, term_ids: np.ndarray, term_counts: np.ndarray) -> np.ndarray:
-        return self.by_column[:, term_ids] @ term_counts.astype(np.float64)
+        return self.by_column[:, term_ids] @ term_counts
+
+
+def _with_data(columns: sp.csc_matrix, data: np.ndarray) -> sp.csc_matrix:
+    """The same sparsity structure with other values (index arrays shared, not copied)."""
+    return sp.csc_matrix((data, columns.indices, columns.indptr), shape=columns.shape, copy=False)

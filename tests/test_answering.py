@@ -194,3 +194,14 @@ def test_the_model_sees_the_passages_it_is_asked_to_cite(docs: Path) -> None:
     text = answer_text(events)
     for number, hit in enumerate(retrieved.hits, start=1):
         assert f'<source id="{number}" file="{hit.chunk.source}"' in text
+
+
+def test_error_while_still_reasoning_falls_back_to_the_passages(
+    docs: Path, fake: FakeOllama
+) -> None:
+    fake.error_after = 2  # two pieces of reasoning, then the server gives up
+    answerer = make_answerer(docs, fake.url)
+    events = list(answerer.answer("Como instalo o docai com pip?"))
+    (failed,) = [e for e in events if isinstance(e, ModelFailed)]
+    assert answer_text(events) == ""
+    assert failed.passages[0].chunk.heading == "Instalação > Com pip"

@@ -27,7 +27,7 @@ words = st.sampled_from(WORDS) | st.text(min_size=1, max_size=12)
 texts = st.lists(st.tuples(words, st.sampled_from(SEPARATORS)), max_size=120).map(
     lambda pairs: "".join(word + sep for word, sep in pairs)
 )
-chunk_settings = st.integers(min_value=8, max_value=160).flatmap(
+chunk_settings = st.integers(min_value=16, max_value=160).flatmap(
     lambda size: st.builds(
         ChunkSettings,
         max_tokens=st.just(size),
@@ -71,6 +71,9 @@ def test_chunks_fit_cover_the_text_in_order_and_are_reproducible(text, heading, 
         assert span.overlap_start == span.start or (
             previous.start <= span.overlap_start < previous.end
         )
+        if span.overlap_start < span.start:  # the repeated tail is the previous chunk's end
+            repeated = text[span.overlap_start : previous.end]
+            assert count_tokens(repeated) <= chunking.overlap_tokens
     if not text.strip():
         assert spans == ()
 
@@ -174,11 +177,11 @@ def test_smaller_limit_gives_more_chunks():
     )
 
 
-@pytest.mark.parametrize("size", [0, -5])
+@pytest.mark.parametrize("size", [0, -5, 15])
 def test_bad_chunk_size_is_refused_in_portuguese(size):
     with pytest.raises(SettingsError) as error:
-        ChunkSettings(max_tokens=size)
-    assert str(error.value) == messages.BAD_CHUNK_SIZE.format(value=size)
+        ChunkSettings(max_tokens=size, overlap_tokens=0)
+    assert str(error.value) == messages.BAD_CHUNK_SIZE.format(value=size, minimum=16)
     assert str(size) in str(error.value)
 
 

@@ -10,7 +10,7 @@ import pytest
 import scipy.sparse as sp
 
 from docai.analysis import analyze_query, chunk_terms
-from docai.fusion import reciprocal_rank_fusion
+from docai.fusion import reciprocal_rank_fusion, top
 from docai.index import SearchIndex, TermMatrix
 from docai.models import Chunk
 
@@ -80,12 +80,14 @@ def test_relevance_bar_is_the_same_cosine_for_every_method():
         index = _index(method=method)
         assert index.search("proxy", 3, min_score=1.01) == []
         assert index.search("proxy", 3, min_score=0.0) != []
-    tfidf = _index(method="tfidf")
-    cosine = tfidf.search("docai install", 5, min_score=0.0)
-    bar = (cosine[0].score + cosine[1].score) / 2
+    question = "path proxy docai join"
+    cosine = _index(method="tfidf").search(question, 10, min_score=0.0)
+    assert len(cosine) >= 3
+    bar = (cosine[0].score + cosine[-1].score) / 2
     expected = {(h.chunk.source, h.chunk.ordinal) for h in cosine if h.score >= bar}
+    assert 0 < len(expected) < len(cosine)
     for method in ("hybrid", "bm25"):
-        kept = _index(method=method).search("docai install", 5, min_score=bar)
+        kept = _index(method=method).search(question, 10, min_score=bar)
         assert set(_where(kept)) == expected
 
 
@@ -159,7 +161,8 @@ def test_ties_are_broken_by_source_then_ordinal(method):
     docs = {"b.md": [same, same], "a.md": [same]}
     hits = _index(docs, method, duplicate_similarity=None).search("cache", 3)
     assert _where(hits) == [("a.md", 0), ("b.md", 0), ("b.md", 1)]
-    assert len({h.score for h in hits}) == 1
+    if method != "hybrid":  # fused scores come from ranks, which the tie-break has ordered
+        assert len({h.score for h in hits}) == 1
 
 
 def test_copies_of_a_passage_do_not_fill_the_top_hits():
@@ -226,7 +229,7 @@ def test_removing_a_file_searches_exactly_like_a_fresh_build():
         rebuilt = SearchIndex(chunks, matrix)
         assert _results(rebuilt) == _results(fresh)
         assert rebuilt.fingerprint == fresh.fingerprint
-    assert fresh.search("os.path.join", 3, min_score=0.0) == []
+    assert fresh.search("expanduser", 3, min_score=0.0) == []
 
 
 def test_fingerprint_changes_with_content():
@@ -257,3 +260,21 @@ def test_empty_index_finds_nothing():
     assert len(index) == 0
     assert index.search("proxy", 3) == []
     assert index.best_source("proxy") is None
+
+
+def test_top_breaks_ties_at_the_cut_deterministically():
+    scores = np.array([1.0, 2.0, 2.0, 2.0, 0.5])
+    tiebreak = np.array([0, 4, 3, 1, 2])
+    assert top(np.arange(5), scores, tiebreak, 2).tolist() == [3, 2]
+
+
+def test_stale_vocabulary_in_another_column_order_changes_nothing():
+    chunks = _chunks(DOCS)
+    matrix = TermMatrix.from_term_lists([chunk_terms(c) for c in chunks])
+    order = np.arange(len(matrix.vocabulary))[::-1]
+    shuffled = TermMatrix(tuple(matrix.vocabulary[j] for j in order) + ("unused-term",),
+                          sp.hstack([matrix.counts[:, order],
+                                     sp.csr_matrix((len(chunks), 1), dtype=np.int32)]).tocsr())
+    original, reordered = SearchIndex(chunks, matrix), SearchIndex(chunks, shuffled)
+    assert _results(reordered) == _results(original)
+    assert reordered.fingerprint == original.fingerprint

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from docai.models import Chunk, Hit
 from docai.prompt import (
@@ -55,6 +57,8 @@ def test_sources_are_numbered_labelled_and_delimited_before_the_question() -> No
         "Guia > Parte 2",
     ]
     assert user.content.index("</sources>") < user.content.index(f"<question>\n{QUESTION}\n")
+    # the rules get the last word, after the question
+    assert user.content.endswith("in the same language as the question.")
     assert prompt.used_hits == tuple(hits)
 
 
@@ -109,9 +113,9 @@ def test_a_giant_question_keeps_its_start_and_end_and_the_rules() -> None:
     system, user = prompt.messages
     assert system.content == SYSTEM_PROMPT
     assert prompt.question_truncated
-    asked = user.content.split("<question>\n", 1)[1]
+    asked = user.content.split("<question>\n", 1)[1].split("\n</question>", 1)[0]
     assert asked.startswith("Contexto: bla")
-    assert asked.endswith("Pergunta final: como instalo?\n</question>")
+    assert asked.endswith("Pergunta final: como instalo?")
     assert "[…]" in asked
     assert prompt.prompt_tokens <= prompt_budget(1024)
 
@@ -179,3 +183,24 @@ def test_budget_keeps_room_for_the_answer_even_in_a_small_window() -> None:
     assert prompt_budget(512, 1024) == 512 - 256 - 32
     with pytest.raises(ValueError):
         prompt_budget(8192, -1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    sizes=st.lists(st.integers(min_value=1, max_value=900), min_size=0, max_size=6),
+    num_ctx=st.integers(min_value=512, max_value=4096),
+    reserve=st.integers(min_value=0, max_value=2048),
+)
+def test_any_mix_of_passages_fits_and_keeps_rules_and_question(
+    sizes: list[int], num_ctx: int, reserve: int
+) -> None:
+    hits = [make_hit(n, "dado " * size, 1.0 - n / 10) for n, size in enumerate(sizes, start=1)]
+    prompt = build_prompt(QUESTION, hits, num_ctx=num_ctx, answer_reserve=reserve)
+    assert prompt.prompt_tokens <= prompt_budget(num_ctx, reserve)
+    assert prompt.messages[0].content == SYSTEM_PROMPT
+    assert f"<question>\n{QUESTION}\n</question>" in prompt.messages[1].content
+    presented = [int(number) for number, _, _ in source_blocks(prompt.messages[1].content)]
+    assert presented == list(range(1, len(prompt.used_hits) + 1))
+    # what is kept is always a best-ranked prefix (only its last member may be cut)
+    kept_ranks = sorted(hits.index(hit) for hit in prompt.used_hits)
+    assert kept_ranks == list(range(len(kept_ranks)))

@@ -79,10 +79,14 @@ def test_conversation_answers_lists_sources_and_exits(tmp_path: Path, fake: Fake
     assert "docai==2.0" in fake.chat_requests[-1]["messages"][1]["content"]
     child.sendline("/pensamento")
     child.expect("visível")
+    child.sendline("/k 1")
+    child.expect(r"Agora recupero 1 trecho\(s\) por pergunta")
     child.sendline("Qual é o padrão de --num-ctx?")
     child.expect("Vou procurar nos documentos.")
     child.expect(re.escape(REPLY))
     child.expect(r"Fontes:\s+\[1\] config\.md > Configuração > Janela de contexto")
+    child.expect(PROMPT)
+    assert "[2]" not in child.before
 
     child.sendline("/k zero")
     child.expect(r"/k precisa de um número inteiro de 1 a 20, recebi 'zero'")
@@ -118,7 +122,10 @@ def test_ctrl_c_stops_a_slow_answer_and_the_prompt_comes_back(
     fake.chunk_delay = 0.0
     child.send("texto que desisto de perguntar")
     child.sendcontrol("c")  # at the prompt: clears the line, does not quit
+    child.sendline("/modelo llama3.2")
+    child.expect(r"Modelo agora: llama3\.2")
     child.sendline("Qual é o padrão de --num-ctx?")
+    child.expect("o modelo llama3.2 não tem modo de raciocínio")
     child.expect(re.escape(REPLY))
     child.expect(PROMPT)
     child.sendeof()
@@ -126,8 +133,9 @@ def test_ctrl_c_stops_a_slow_answer_and_the_prompt_comes_back(
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
-    asked = [r["messages"][1]["content"] for r in fake.chat_requests]
-    assert len(asked) == 2 and not any("desisto" in a for a in asked)
+    requests = fake.chat_requests
+    assert [r["model"] for r in requests] == ["deepseek-r1", "llama3.2", "llama3.2"]
+    assert not any("desisto" in r["messages"][1]["content"] for r in requests)
 
 
 def test_piped_questions_are_answered_one_per_line(tmp_path: Path, fake: FakeOllama) -> None:

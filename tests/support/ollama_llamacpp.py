@@ -220,13 +220,17 @@ class ChatRequest:
         if think is True or think in ("low", "medium", "high"):
             raise RequestError(HTTPStatus.BAD_REQUEST,
                                f"{json.dumps(model)} does not support thinking")
-        options = body.get("options") or {}
-        messages = [{"role": str(m.get("role", "")), "content": str(m.get("content", ""))}
-                    for m in body.get("messages") or []]
-        return cls(model=model, messages=messages, stream=body.get("stream", True) is not False,
-                   num_ctx=int(options["num_ctx"]) if "num_ctx" in options else None,
-                   num_predict=int(options.get("num_predict", -1)),
-                   temperature=float(options.get("temperature", DEFAULT_TEMPERATURE)))
+        try:
+            options = body.get("options") or {}
+            messages = [{"role": str(m["role"]), "content": str(m.get("content") or "")}
+                        for m in body.get("messages") or []]
+            return cls(model=model, messages=messages,
+                       stream=body.get("stream", True) is not False,
+                       num_ctx=int(options["num_ctx"]) if "num_ctx" in options else None,
+                       num_predict=int(options.get("num_predict", -1)),
+                       temperature=float(options.get("temperature", DEFAULT_TEMPERATURE)))
+        except (AttributeError, KeyError, TypeError, ValueError) as error:
+            raise RequestError(HTTPStatus.BAD_REQUEST, f"invalid request: {error!r}") from error
 
 
 def _final_fields(finished: Finished, started_ns: int) -> dict[str, Any]:
@@ -244,6 +248,11 @@ class OllamaServer(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], host: ModelHost) -> None:
         super().__init__(address, OllamaHandler)
         self.model_host = host
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client closing a kept-alive connection is routine, not worth a traceback.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class OllamaHandler(BaseHTTPRequestHandler):
@@ -358,7 +367,7 @@ class OllamaHandler(BaseHTTPRequestHandler):
                 else:
                     line |= {"message": {"role": "assistant", "content": event}, "done": False}
                 self._chunk(line)
-        except (BrokenPipeError, ConnectionResetError):
+        except ConnectionError:
             self.close_connection = True  # the client left; closing `events` stops the model
             return
         except Exception as error:  # noqa: BLE001 - Ollama reports mid-stream failures in-band
