@@ -88,7 +88,12 @@ def _metadata_value(raw: str) -> int | float | str:
 
 class ModelHost:
     """One llama.cpp model behind a lock: Ollama also runs one request at a time per model
-    (by default), and a llama.cpp context is not safe to share between threads."""
+    (by default), and a llama.cpp context is not safe to share between threads.
+
+    It renders the model's own chat template and drives `Llama.generate` itself, which is
+    what `create_chat_completion` does inside, because it needs the exact prompt tokens:
+    they make `prompt_eval_count` real and allow Ollama's truncation of an over-long prompt.
+    """
 
     def __init__(self, model_path: Path, name: str, num_ctx: int, max_tokens: int) -> None:
         self.path = model_path
