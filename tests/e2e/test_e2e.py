@@ -22,8 +22,9 @@ from tests.e2e.servers import MODEL_NAME, RunningServer, die_with_parent
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
-# Covered by resources/docs and by the fallback docs in conftest alike.
-QUESTION_INSTALL = "Como instalo o docai?"
+# Named commands and options, so both resources/docs (whatever its language) and the
+# fallback docs in conftest cover them.
+QUESTION_ASK = "O que faz o comando docai ask?"
 QUESTION_NUM_CTX = "Como mudo a janela de contexto com --num-ctx?"
 RUN_TIMEOUT_S = 240
 OLLAMA_CHAT_OK = re.compile(r'"POST /api/chat HTTP/1\.1" 200')
@@ -111,7 +112,7 @@ def test_ask_through_ollama_retries_without_thinking(
     before = ollama_server.log_text()
     env = docai_env | {"OLLAMA_HOST": f"127.0.0.1:{ollama_server.port}"}
 
-    result = run_docai(["ask", QUESTION_INSTALL, "--docs", str(docs_dir), "--model", MODEL_NAME],
+    result = run_docai(["ask", QUESTION_ASK, "--docs", str(docs_dir), "--model", MODEL_NAME],
                        env, docai_home)
 
     check_answers(result, docs_dir, expected=1)
@@ -125,7 +126,7 @@ def test_ask_through_openai_compatible_server(
 ) -> None:
     before = openai_server.log_text()
 
-    result = run_docai(["ask", QUESTION_INSTALL, "--docs", str(docs_dir), "--backend", "openai",
+    result = run_docai(["ask", QUESTION_ASK, "--docs", str(docs_dir), "--backend", "openai",
                         "--base-url", f"{openai_server.url}/v1", "--model", MODEL_NAME],
                        docai_env, docai_home)
 
@@ -138,7 +139,7 @@ def test_repl_answers_piped_questions_then_quits(
 ) -> None:
     before = ollama_server.log_text()
     env = docai_env | {"OLLAMA_HOST": f"127.0.0.1:{ollama_server.port}"}
-    questions = f"{QUESTION_NUM_CTX}\n{QUESTION_INSTALL}\nsair\n"
+    questions = f"{QUESTION_NUM_CTX}\n{QUESTION_ASK}\nsair\n"
 
     result = run_docai(["--docs", str(docs_dir), "--model", MODEL_NAME], env, docai_home,
                        stdin=questions)
