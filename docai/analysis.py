@@ -22,6 +22,11 @@ Choices, and why:
 * Snowball's Portuguese rules need the accents we folded away ("-ção"), so the common
   accented suffixes are restored before stemming, from the folded form alone: typed with
   or without accents, a word gets the same stem.
+* Where Portuguese and English words share no stem ("pasta" / "folder"), a question's
+  Portuguese words also bring their usual English renderings (`glossary`), unless the
+  question is plainly English. Passages are never translated: the index stays what the
+  docs say.
+* Order of the returned terms is text order but carries no meaning (bag of words).
 """
 
 from __future__ import annotations
@@ -34,11 +39,12 @@ from dataclasses import dataclass, field
 
 import Stemmer
 
+from docai.glossary import PORTUGUESE_TO_ENGLISH
 from docai.models import Chunk
 from docai.stopwords import ENGLISH_ONLY, PORTUGUESE_ONLY, STOP_WORDS
 
 # Bump whenever the terms produced for a given text change: cached indexes key on it.
-ANALYZER_VERSION = "1"
+ANALYZER_VERSION = "2"
 
 STEM_CACHE_SIZE = 200_000
 
@@ -73,14 +79,20 @@ def fold_marks(text: str) -> str:
     return _COMBINING_MARKS.sub("", unicodedata.normalize("NFKD", text))
 
 
+def _language_votes(stop_words: list[str]) -> tuple[int, int]:
+    """(Portuguese, English): how many stop words only that language uses."""
+    portuguese = sum(1 for word in stop_words if word in PORTUGUESE_ONLY)
+    english = sum(1 for word in stop_words if word in ENGLISH_ONLY)
+    return portuguese, english
+
+
 def guess_language(stop_words: list[str]) -> str:
     """English or Portuguese: which language's own (folded) stop words the text uses more.
 
     Only folded words count, so a passage typed without accents gets the same stems as
     with them. English wins ties: code-only passages have no stop words at all.
     """
-    portuguese = sum(1 for word in stop_words if word in PORTUGUESE_ONLY)
-    english = sum(1 for word in stop_words if word in ENGLISH_ONLY)
+    portuguese, english = _language_votes(stop_words)
     return PORTUGUESE if portuguese > english else ENGLISH
 
 
@@ -93,6 +105,10 @@ class _Tokens:
 
     def language(self) -> str:
         return guess_language(self.stop_words)
+
+    def surely_english(self) -> bool:
+        portuguese, english = _language_votes(self.stop_words)
+        return english > portuguese
 
     def words(self) -> list[str]:
         return [token for token, is_word in self.tokens if is_word]
@@ -149,15 +165,20 @@ def _no_stem(word: str) -> str:
 
 @dataclass(frozen=True)
 class Analyzer:
-    """Text -> terms. `stem=False` keeps folded words as they are (for evaluation).
+    """Text -> terms. `stem=False` keeps folded words as they are; `translate=False` stops
+    adding English renderings of a question's Portuguese words (both for evaluation).
 
     Holds its own bounded stem caches (a word is stemmed once per analyzer, not once per
     occurrence), so two analyzers never share mutable state.
     """
 
     stem: bool = True
+    translate: bool = True
     cache_size: int = STEM_CACHE_SIZE
     _stemmers: dict[str, Callable[[str], str]] = field(
+        init=False, repr=False, compare=False, hash=False
+    )
+    _translations: dict[str, tuple[str, ...]] = field(
         init=False, repr=False, compare=False, hash=False
     )
 
@@ -173,6 +194,14 @@ class Analyzer:
         else:
             stemmers = {ENGLISH: _no_stem, PORTUGUESE: _no_stem}
         object.__setattr__(self, "_stemmers", stemmers)
+        # Keyed by Portuguese stem so inflected forms ("pastas") find the entry ("pasta");
+        # words sharing a stem ("tecla", "teclado") share their translations.
+        translations: dict[str, tuple[str, ...]] = {}
+        for word, english_words in PORTUGUESE_TO_ENGLISH.items() if self.translate else ():
+            key = stemmers[PORTUGUESE](word)
+            stems = tuple(stemmers[ENGLISH](w) for w in english_words.split())
+            translations[key] = tuple(dict.fromkeys(translations.get(key, ()) + stems))
+        object.__setattr__(self, "_translations", translations)
 
     def terms(self, text: str, language: str | None = None) -> list[str]:
         """Document terms: every word stemmed in one language (guessed when not given)."""
@@ -181,14 +210,19 @@ class Analyzer:
         return _finish(tokens, stem)
 
     def query_terms(self, text: str) -> list[str]:
-        """Question terms: each word with its English and (when different) Portuguese stem."""
+        """Question terms: each word with its English and (when different) Portuguese stem,
+        plus the glossary's English words for it unless the question is plainly English
+        (an English "core" must not pick up "color" through Portuguese "cor").
+        """
         tokens = _tokenise(text)
         english, portuguese = self._stemmers[ENGLISH], self._stemmers[PORTUGUESE]
         terms = _finish(tokens, english)
+        translations = {} if tokens.surely_english() else self._translations
         for word in tokens.words():
             extra = portuguese(word)
             if extra != english(word):
                 terms.append(extra)
+            terms.extend(translations.get(extra, ()))
         return terms
 
     def chunk_terms(self, chunk: Chunk) -> list[str]:

@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from docai.analysis import ANALYZER_VERSION, Analyzer, default_analyzer
 from docai.fusion import drop_near_duplicates, reciprocal_rank_fusion, top
 from docai.models import Chunk, Hit
-from docai.scoring import Bm25Scorer, TfidfScorer
+from docai.scoring import BM25_B, BM25_K1, Bm25Scorer, TfidfScorer
 
 METHODS = ("hybrid", "tfidf", "bm25")
 # Minimum TF-IDF cosine between question and chunk (see the module docstring).
@@ -129,7 +129,8 @@ class SearchIndex:
     """Ranks chunks for a question. Build once (weights are computed here), query often.
 
     `analyzer` must be the one that produced the matrix (default: `default_analyzer()`).
-    `duplicate_similarity=None` turns near-duplicate removal off.
+    `duplicate_similarity=None` turns near-duplicate removal off; `k1` and `b` are BM25's
+    term-frequency saturation and length normalisation (exposed for evaluation).
     """
 
     def __init__(
@@ -140,6 +141,8 @@ class SearchIndex:
         *,
         analyzer: Analyzer | None = None,
         duplicate_similarity: float | None = DEFAULT_DUPLICATE_SIMILARITY,
+        k1: float = BM25_K1,
+        b: float = BM25_B,
     ) -> None:
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, not {method!r}")
@@ -153,7 +156,7 @@ class SearchIndex:
         self._column = {term: j for j, term in enumerate(self._matrix.vocabulary)}
         columns = self._matrix.counts.tocsc()
         self._tfidf = TfidfScorer.fit(self._matrix.counts, columns)
-        self._bm25 = Bm25Scorer.fit(self._matrix.counts, columns)
+        self._bm25 = Bm25Scorer.fit(self._matrix.counts, columns, k1, b)
         self._sources = sorted({chunk.source for chunk in self.chunks})
         source_id = {source: i for i, source in enumerate(self._sources)}
         self._source_of = np.array([source_id[c.source] for c in self.chunks], dtype=np.int64)

@@ -88,7 +88,7 @@ class Bm25Scorer:
         document_frequency = np.diff(columns.indptr)
         idf = np.log1p((n_rows - document_frequency + 0.5) / (document_frequency + 0.5))
         lengths = np.asarray(counts.sum(axis=1), dtype=np.float64).ravel()
-        average = lengths.mean() if n_rows and lengths.mean() > 0 else 1.0
+        average = (lengths.mean() if n_rows else 0.0) or 1.0  # all-empty rows: no division by 0
         tf = columns.data.astype(np.float64)
         # k1 * (1 - b + b * length / average), per row, then spread over the row's entries
         denominator = (k1 * (1.0 - b + b * lengths / average))[columns.indices]

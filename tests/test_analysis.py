@@ -100,3 +100,19 @@ def test_heading_terms_count_once_more_than_the_body():
     heading_term = analyze("Instalação com pip de novo")[0]
     assert counts[heading_term] == body[heading_term] + 1
     assert counts["terminal"] == body["terminal"] == 1
+
+
+def test_portuguese_question_meets_english_words_it_does_not_share():
+    passage = set(analyze("The default folder for the search index is the user cache."))
+    question = set(analyze_query("Qual é a pasta padrão da busca?"))
+    assert {term for term in question if term in passage} >= set(
+        analyze("default folder search")
+    )
+    untranslated = set(Analyzer(translate=False).query_terms("Qual é a pasta padrão da busca?"))
+    assert not untranslated & passage
+
+
+def test_plain_english_question_gets_no_translations():
+    # "grand" has the Portuguese stem of "grande", which the glossary renders as "large".
+    assert not set(analyze_query("What is the grand total?")) & set(analyze("large"))
+    assert set(analyze_query("Qual é o total grande?")) & set(analyze("large"))

@@ -123,15 +123,17 @@ def test_bm25_matches_a_hand_computed_value():
     chunks = [Chunk("t.md", (), i, f"chunk {i}", 2) for i in range(3)]
     matrix = TermMatrix.from_term_lists([["alpha", "kernel"], ["alpha", "alpha", "timeout"],
                                          ["kernel"]])
-    hits = SearchIndex(chunks, matrix, "bm25").search("alpha", 3, min_score=0.0)
-    k1, b, n, df, average_length = 1.2, 0.75, 3, 2, 2.0
+    n, df, average_length = 3, 2, 2.0
     idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
 
-    def bm25(tf, length):
+    def bm25(tf, length, k1, b):
         return idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / average_length))
 
+    hits = SearchIndex(chunks, matrix, "bm25").search("alpha", 3, min_score=0.0)
     assert _where(hits) == [("t.md", 1), ("t.md", 0)]
-    assert [h.score for h in hits] == pytest.approx([bm25(2, 3), bm25(1, 2)])
+    assert [h.score for h in hits] == pytest.approx([bm25(2, 3, 1.2, 0.75), bm25(1, 2, 1.2, 0.75)])
+    tuned = SearchIndex(chunks, matrix, "bm25", k1=1.5, b=0.5).search("alpha", 3, min_score=0.0)
+    assert [h.score for h in tuned] == pytest.approx([bm25(2, 3, 1.5, 0.5), bm25(1, 2, 1.5, 0.5)])
 
 
 def test_reciprocal_rank_fusion_rewards_agreement():
