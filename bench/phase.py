@@ -29,6 +29,7 @@ def main(argv: list[str]) -> int:
     questions = json.loads(Path(queries_file).read_text(encoding="utf-8"))
     settings = Settings(docs_dir=Path(docs), cache_dir=Path(cache_dir), rebuild=phase == "full")
     result: dict[str, Any]
+    cpu_before = _cpu_seconds()
     if phase == "naive":
         started = perf_counter()
         naive = NaiveIndex.build(Path(docs), settings.chunking)
@@ -53,11 +54,21 @@ def main(argv: list[str]) -> int:
         }
         if phase == "warm":
             result |= _latencies(lambda q: index.search(q, TOP_K), questions)
+    result["cpu_seconds"] = _cpu_seconds() - cpu_before
     kib = 1024  # ru_maxrss is in KiB on Linux
     result["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * kib / 1e6
     result["workers_peak_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * kib / 1e6
     print(json.dumps(result))
     return 0
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU of this process and its finished children (the parse workers)."""
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        usage = resource.getrusage(who)
+        total += usage.ru_utime + usage.ru_stime
+    return total
 
 
 def _latencies(search: Callable[[str], object], questions: list[str]) -> dict[str, float]:

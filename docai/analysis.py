@@ -39,12 +39,12 @@ from dataclasses import dataclass, field
 
 import Stemmer
 
-from docai.glossary import PORTUGUESE_TO_ENGLISH
+from docai.glossary import ENGLISH_SYNONYMS, PORTUGUESE_TO_ENGLISH
 from docai.models import Chunk
 from docai.stopwords import ENGLISH_ONLY, PORTUGUESE_ONLY, STOP_WORDS
 
 # Bump whenever the terms produced for a given text change: cached indexes key on it.
-ANALYZER_VERSION = "2"
+ANALYZER_VERSION = "3"
 
 STEM_CACHE_SIZE = 200_000
 
@@ -102,6 +102,7 @@ class _Tokens:
 
     tokens: list[tuple[str, bool]]
     stop_words: list[str]
+    names: frozenset[str]  # words written capitalised, other than the text's first word
 
     def language(self) -> str:
         return guess_language(self.stop_words)
@@ -114,20 +115,50 @@ class _Tokens:
         return [token for token, is_word in self.tokens if is_word]
 
 
+@dataclass(frozen=True, slots=True)
+class Concept:
+    """One thing a question mentions: the terms that may stand for it in the docs.
+
+    `related` holds English synonyms ("modify" for "change"): they count when deciding
+    whether a passage mentions the concept, but do not rank passages (expanding the ranked
+    query with them drifted to passages about the synonym on every evaluation set).
+    `specific` says whether the docs not knowing any of the terms means they do not cover
+    the thing: true for identifiers, capitalised names ("Netlify"), words of a plainly
+    English question and Portuguese words the glossary translates. A lower-case word of a
+    Portuguese question with no translation ("acontece") that English docs lack tells
+    nothing: we could not translate it, not "the docs never mention it".
+    """
+
+    terms: tuple[str, ...]
+    specific: bool
+    related: tuple[str, ...] = ()
+
+    @property
+    def alternatives(self) -> tuple[str, ...]:
+        """Every term that counts as mentioning the concept (synonyms included)."""
+        return self.terms + self.related
+
+
 def _tokenise(text: str) -> _Tokens:
-    """Fold and split `text`; drop stop words and single letters (digits stay)."""
+    """Fold and split `text`; drop stop words and single letters (digits stay).
+
+    Capitalised words other than the first are remembered as likely names ("Netlify").
+    """
     tokens: list[tuple[str, bool]] = []
     stop_words: list[str] = []
-    for token in _TOKEN.findall(fold_marks(text)):
+    names: set[str] = set()
+    for position, token in enumerate(_TOKEN.findall(fold_marks(text))):
         if token.isalpha() and (token.islower() or not _CAMEL.search(token)):
             word = token.casefold()
             if word in STOP_WORDS:
                 stop_words.append(word)
             elif len(word) > 1:
                 tokens.append((word, True))
+                if position and not token.islower():
+                    names.add(word)
         else:
             tokens.append((token, False))
-    return _Tokens(tokens, stop_words)
+    return _Tokens(tokens, stop_words, frozenset(names))
 
 
 def _identifier_terms(token: str, stem: Callable[[str], str]) -> list[str]:
@@ -154,6 +185,10 @@ def _finish(tokens: _Tokens, stem: Callable[[str], str]) -> list[str]:
 
 
 def _stem_portuguese(stemmer: Stemmer.Stemmer, word: str) -> str:
+    # Snowball stems "-ão" and its plural "-ões" apart ("opção" -> opca, "opções" -> opco;
+    # "versão" / "versões"): the plural is rewritten to the singular first.
+    if len(word) > 4 and word.endswith("oes"):
+        word = word[:-3] + "ao"
     accented = _PT_SUFFIX.sub(lambda match: _PT_SUFFIXES[match.group(1)], word)
     stem = stemmer.stemWord(accented)
     return stem if stem.isascii() else fold_marks(stem)
@@ -174,11 +209,15 @@ class Analyzer:
 
     stem: bool = True
     translate: bool = True
+    synonyms: bool = True
     cache_size: int = STEM_CACHE_SIZE
     _stemmers: dict[str, Callable[[str], str]] = field(
         init=False, repr=False, compare=False, hash=False
     )
     _translations: dict[str, tuple[str, ...]] = field(
+        init=False, repr=False, compare=False, hash=False
+    )
+    _synonyms: dict[str, tuple[str, ...]] = field(
         init=False, repr=False, compare=False, hash=False
     )
 
@@ -202,6 +241,14 @@ class Analyzer:
             stems = tuple(stemmers[ENGLISH](w) for w in english_words.split())
             translations[key] = tuple(dict.fromkeys(translations.get(key, ()) + stems))
         object.__setattr__(self, "_translations", translations)
+        # Keyed by English stem; each stem maps to the other stems of its groups.
+        synonyms: dict[str, tuple[str, ...]] = {}
+        for group in ENGLISH_SYNONYMS if self.synonyms else ():
+            stems = tuple(dict.fromkeys(stemmers[ENGLISH](w) for w in group.split()))
+            for stem in stems:
+                others = tuple(s for s in stems if s != stem)
+                synonyms[stem] = tuple(dict.fromkeys(synonyms.get(stem, ()) + others))
+        object.__setattr__(self, "_synonyms", synonyms)
 
     def terms(self, text: str, language: str | None = None) -> list[str]:
         """Document terms: every word stemmed in one language (guessed when not given)."""
@@ -209,21 +256,41 @@ class Analyzer:
         stem = self._stemmers[language or tokens.language()]
         return _finish(tokens, stem)
 
-    def query_terms(self, text: str) -> list[str]:
-        """Question terms: each word with its English and (when different) Portuguese stem,
-        plus the glossary's English words for it unless the question is plainly English
-        (an English "core" must not pick up "color" through Portuguese "cor").
+    def query_concepts(self, text: str) -> list[Concept]:
+        """A question's concepts, in text order, repeats kept: each word (or identifier) with
+        every term that may stand for it in the docs.
+
+        A word brings its English and (when different) Portuguese stem and, unless the
+        question is plainly English (an English "core" must not pick up "color" through
+        Portuguese "cor"), the glossary's English words for it; an identifier brings its
+        whole form and its parts. Grouping them lets the relevance bar ask "is this thing
+        the user mentioned in the passage?" once per thing, whichever spelling the docs use.
         """
         tokens = _tokenise(text)
         english, portuguese = self._stemmers[ENGLISH], self._stemmers[PORTUGUESE]
-        terms = _finish(tokens, english)
-        translations = {} if tokens.surely_english() else self._translations
-        for word in tokens.words():
-            extra = portuguese(word)
-            if extra != english(word):
-                terms.append(extra)
-            terms.extend(translations.get(extra, ()))
-        return terms
+        plainly_english = tokens.surely_english()
+        translations = {} if plainly_english else self._translations
+        concepts: list[Concept] = []
+        for token, is_word in tokens.tokens:
+            if not is_word:
+                concepts.append(Concept(tuple(dict.fromkeys(_identifier_terms(token, english))),
+                                        specific=True))
+                continue
+            stem = english(token)
+            extra = portuguese(token)
+            translated = translations.get(extra, ())
+            terms = (stem,) if extra == stem else (stem, extra)
+            related = tuple(s for t in (stem, *translated) for s in self._synonyms.get(t, ()))
+            concepts.append(Concept(
+                tuple(dict.fromkeys(terms + translated)),
+                specific=plainly_english or bool(translated) or token in tokens.names,
+                related=tuple(s for s in dict.fromkeys(related) if s not in terms + translated),
+            ))
+        return concepts
+
+    def query_terms(self, text: str) -> list[str]:
+        """Question terms: every alternative of every concept (see `query_concepts`)."""
+        return [term for concept in self.query_concepts(text) for term in concept.terms]
 
     def chunk_terms(self, chunk: Chunk) -> list[str]:
         """Index terms of a chunk; the heading path counts once more than the body.
@@ -252,6 +319,11 @@ def analyze(text: str) -> list[str]:
 def analyze_query(text: str) -> list[str]:
     """The terms of a question (both stems of each word; see the module docstring)."""
     return default_analyzer().query_terms(text)
+
+
+def analyze_concepts(text: str) -> list[Concept]:
+    """The concepts of a question (each word's alternative terms; see `Analyzer`)."""
+    return default_analyzer().query_concepts(text)
 
 
 def chunk_terms(chunk: Chunk) -> list[str]:

@@ -178,12 +178,14 @@ def _parse_all(
     with ProcessPoolExecutor(max_workers=workers) as pool:
         # Submitted before the bar starts its thread, so workers are forked without it.
         results = pool.map(work, rest, chunksize=max(1, min(32, len(rest) // (workers * 8))))
-        return [first, *_tracked(results, len(rest), progress)]
+        return [first, *_tracked(results, len(tasks), progress, done=1)]
 
 
-def _tracked(results: Iterable[ParsedFile], total: int, progress: bool) -> list[ParsedFile]:
+def _tracked(
+    results: Iterable[ParsedFile], total: int, progress: bool, done: int = 0
+) -> list[ParsedFile]:
     collected: list[ParsedFile] = []
-    with file_progress(total, enabled=progress) as advance:
+    with file_progress(total, enabled=progress, done=done) as advance:
         for result in results:
             collected.append(result)
             advance()

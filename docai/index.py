@@ -7,9 +7,10 @@ built from scratch.
 
 Relevance bar: `Hit.score` is the chosen method's own score (cosine for "tfidf", BM25 for
 "bm25", reciprocal-rank-fusion for "hybrid"), but `min_score` is always compared with the
-chunk's TF-IDF cosine with the question. Cosine is bounded (0..1) and comparable across
-questions and corpora, whereas BM25 grows with idf and RRF only encodes ranks, so one bar
-means the same thing whatever `--retrieval` says.
+*concept coverage* of the question by the best of the top hits (`docai.relevance`): bounded
+(0..1), comparable across questions and corpora, and, unlike a cosine, low for a question
+whose specific subject the docs never mention even when it shares their everyday words. One
+bar then means the same thing whatever `--retrieval` says.
 """
 
 from __future__ import annotations
@@ -25,14 +26,17 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+from docai import relevance
 from docai.analysis import ANALYZER_VERSION, Analyzer, default_analyzer
 from docai.fusion import drop_near_duplicates, reciprocal_rank_fusion, top
 from docai.models import Chunk, Hit
+from docai.relevance import Concepts
 from docai.scoring import BM25_B, BM25_K1, Bm25Scorer, TfidfScorer
 
 METHODS = ("hybrid", "tfidf", "bm25")
-# Minimum TF-IDF cosine between question and chunk (see the module docstring).
-DEFAULT_MIN_RELEVANCE = 0.05
+# Minimum concept coverage of the question by one of the top hits (see the module
+# docstring); calibrated by scripts/eval.py on the docai and MkDocs sets.
+DEFAULT_MIN_RELEVANCE = 0.5
 # Chunks more similar than this to a better-ranked hit are dropped (None: keep them).
 DEFAULT_DUPLICATE_SIMILARITY = 0.85
 # How deep each ranking goes before fusion and duplicate removal.
@@ -192,20 +196,31 @@ class SearchIndex:
         ids = np.array(sorted(known), dtype=np.int64)
         return ids, np.array([known[j] for j in ids.tolist()], dtype=np.float64)
 
-    def search(self, question: str, k: int, min_score: float | None = None) -> list[Hit]:
-        """Up to `k` hits, best first; [] when no question term is known or none clears the bar.
+    def _concepts(self, question: str) -> Concepts:
+        """The question's distinct concepts as column ids of their known terms."""
+        distinct = dict.fromkeys(self._analyzer.query_concepts(question))
+        return Concepts(
+            tuple(
+                np.array(sorted({self._column[t] for t in c.alternatives if t in self._column}),
+                         dtype=np.int64)
+                for c in distinct
+            ),
+            tuple(c.specific for c in distinct),
+        )
 
-        `min_score` is a TF-IDF cosine (0..1) whatever the method; None means
-        `DEFAULT_MIN_RELEVANCE`.
+    def search(self, question: str, k: int, min_score: float | None = None) -> list[Hit]:
+        """Up to `k` hits, best first; [] when no question term is known or when even the
+        best-covered of the `k` hits covers less of the question than `min_score`.
+
+        `min_score` is a concept coverage (0..1) whatever the method; None means
+        `DEFAULT_MIN_RELEVANCE`. The bar accepts or refuses the top hits as a whole: it
+        says whether the docs answer the question, not how to order the passages.
         """
         ids, counts = self._query(question)
         if len(ids) == 0 or k < 1:
             return []
-        bar = DEFAULT_MIN_RELEVANCE if min_score is None else min_score
         cosine = self._tfidf.scores(ids, counts)
-        candidates = np.flatnonzero((cosine > 0) & (cosine >= bar))
-        if len(candidates) == 0:
-            return []
+        candidates = np.flatnonzero(cosine > 0)
         depth = max(RANK_DEPTH, 4 * k)
         if self.method == "tfidf":
             ranked, scores = _ranked(candidates, cosine, self._tiebreak, depth)
@@ -220,7 +235,29 @@ class SearchIndex:
                 self._tiebreak,
             )
         positions = self._diverse_positions(ranked, k)
+        rows = ranked[positions]
+        bar = DEFAULT_MIN_RELEVANCE if min_score is None else min_score
+        if bar > 0 and self.coverage(question, rows).max(initial=0.0) < bar:
+            return []
         return [Hit(self.chunks[ranked[p]], float(scores[p])) for p in positions]
+
+    def coverage(self, question: str, rows: np.ndarray) -> np.ndarray:
+        """Concept coverage (0..1) of the question by each chunk id in `rows`."""
+        concepts = self._concepts(question)
+        weights = relevance.concept_weights(self._tfidf.by_column, concepts)
+        return relevance.chunk_coverage(self._matrix.counts, rows, concepts, weights)
+
+    def best_file(self, question: str) -> tuple[str | None, float]:
+        """The file covering most of the question (in any of its chunks), and how much.
+
+        What the fallback answer reads when no passage clears the bar; (None, 0.0) when no
+        question term is known at all.
+        """
+        concepts = self._concepts(question)
+        weights = relevance.concept_weights(self._tfidf.by_column, concepts)
+        return relevance.file_coverage(
+            self._tfidf.by_column, self._source_of, self._sources, concepts, weights
+        )
 
     def _diverse_positions(self, ranked: np.ndarray, k: int) -> list[int]:
         """Positions in `ranked` of the hits to return, near-duplicates of better hits skipped.
@@ -242,25 +279,9 @@ class SearchIndex:
             size *= 4
 
     def best_source(self, question: str) -> str | None:
-        """The file sharing most distinct question terms; ties go to the best cosine, then name.
-
-        Used for the fallback answer ("nothing relevant, but see FILE"), so it ignores the
-        relevance bar; None only when no question term is known at all.
-        """
-        ids, counts = self._query(question)
-        if len(ids) == 0:
-            return None
-        postings = self._tfidf.by_column
-        shared = np.zeros(len(self._sources), dtype=np.int64)
-        for j in ids.tolist():
-            rows = postings.indices[postings.indptr[j]:postings.indptr[j + 1]]
-            shared += np.bincount(self._source_of[rows], minlength=len(self._sources)) > 0
-        cosine = self._tfidf.scores(ids, counts)
-        matching = np.flatnonzero(cosine)
-        best_cosine = np.zeros(len(self._sources))
-        np.maximum.at(best_cosine, self._source_of[matching], cosine[matching])
-        best = np.lexsort((np.arange(len(self._sources)), -best_cosine, -shared))[0]
-        return self._sources[best]
+        """The file covering most of the question, ignoring the bar; None when no question
+        term is known at all."""
+        return self.best_file(question)[0]
 
 
 def _ranked(

@@ -259,3 +259,35 @@ EVAL_REFUSALS = "Recusas (nenhum trecho acima da relevância mínima):"
 EVAL_UNCOVERED_REFUSED = "  sem resposta nos documentos, recusadas (o certo): {refused} de {total}"
 EVAL_COVERED_REFUSED = "  com resposta nos documentos, recusadas por engano: {refused} de {total}"
 EVAL_MISSES = "Sem acerto nos 10 primeiros: {ids}"
+
+# --- dense retrieval, --embed-model (docai/dense.py, docai/embedding_store.py) ---------------
+DENSE_PROGRESS = "Calculando embeddings"
+DENSE_STORE_REBUILT = "vetores salvos de {model} descartados ({reason}); calculando de novo."
+DENSE_STORE_CORRUPT = "{file} corrompido ou truncado"
+DENSE_STORE_OTHER_FORMAT = "formato de vetores {found}, esta versão usa o {expected}"
+DENSE_STORE_OTHER_MODEL = "o arquivo é do modelo {found!r}, não de {expected!r}"
+DENSE_DIMENSION_CHANGED = "o modelo agora gera vetores de {new} dimensões, os salvos têm {old}"
+DENSE_NOT_SAVED = (
+    "não consegui salvar os vetores em {path} ({reason}); eles serão calculados de novo "
+    "na próxima vez"
+)
+DENSE_MODEL_NOT_FOUND = (
+    "o modelo de embeddings {model!r} não está instalado no Ollama. Baixe-o com "
+    "`ollama pull {model}` (ou escolha outro com --embed-model; `ollama list` mostra os instalados)"
+)
+DENSE_CANNOT_EMBED = (
+    "o modelo {model!r} não gera embeddings ({detail}). Use um modelo de embeddings com "
+    "--embed-model, ex.: `ollama pull nomic-embed-text` e --embed-model nomic-embed-text"
+)
+DENSE_BAD_VECTORS = (
+    "o modelo {model!r} devolveu embeddings inválidos ({problem}). Ele é mesmo um modelo de "
+    "embeddings? Experimente --embed-model nomic-embed-text"
+)
+DENSE_PROBLEM_COUNT = "{got} vetores para {expected} textos"
+DENSE_PROBLEM_SHAPE = "vetores de tamanhos diferentes ou vazios"
+DENSE_PROBLEM_VALUES = "valores não finitos"
+DENSE_QUESTION_DIMENSION = (
+    "o modelo {model!r} gerou um vetor de {got} dimensões para a pergunta, mas o índice denso "
+    "tem {expected}. Rode de novo com --rebuild"
+)
+DENSE_FALLBACK = "busca densa desativada ({reason}); seguindo só com a busca por palavras."

@@ -62,7 +62,7 @@ def parse_file(
             digest = hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:
         pass  # load_file below says why the file cannot be used
-    if digest and digest == known_sha256:
+    if digest == known_sha256:  # "" == "": still unreadable or too big, as last time
         return _parsed(source, digest, size, mtime_ns, reused=True)
     result = load_file(root, path)
     if result.document is None:

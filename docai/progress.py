@@ -19,8 +19,8 @@ MIN_FILES_FOR_BAR = 50
 
 
 @contextmanager
-def file_progress(total: int, *, enabled: bool) -> Iterator[Callable[[], None]]:
-    """Yield `advance()`, to call once per parsed file."""
+def file_progress(total: int, *, enabled: bool, done: int = 0) -> Iterator[Callable[[], None]]:
+    """Yield `advance()`, to call once per parsed file; `done` files are already parsed."""
     if not enabled or total < MIN_FILES_FOR_BAR or not sys.stderr.isatty():
         yield lambda: None
         return
@@ -33,5 +33,5 @@ def file_progress(total: int, *, enabled: bool) -> Iterator[Callable[[], None]]:
         transient=True,
     )
     with bar:
-        task = bar.add_task(messages.PROGRESS_PARSING, total=total)
+        task = bar.add_task(messages.PROGRESS_PARSING, total=total, completed=done)
         yield lambda: bar.advance(task)

@@ -54,6 +54,8 @@ PORTUGUESE: frozenset[str] = _words(
     nao sim ja ainda tambem so apenas mais menos muito bem mal assim entao agora aqui ai
     ali la ca sempre nunca jamais talvez quase bastante tao
     ok ola oi obrigado obrigada favor
+    conseguir consigo consegue conseguem conseguimos da dar jeito maneira forma coisa coisas
+    existe existem
     """
 )
 

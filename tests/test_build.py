@@ -153,14 +153,15 @@ def test_unwritable_cache_dir_warns_and_still_searches(tmp_path: Path) -> None:
 def test_skipped_files_are_remembered_with_their_reason(tmp_path: Path) -> None:
     docs = _docs(tmp_path / "docs", 2)
     (docs / "binario.md").write_bytes(b"\x00\x01\x02\x03")
+    (docs / "quebrado.md").symlink_to(tmp_path / "sumiu.md")
     settings = _settings(docs, tmp_path / "cache")
     _, first = open_index(settings, progress=False)
     _, second = open_index(settings, progress=False)
     for report in (first, second):
-        assert [item.source for item in report.skipped] == ["binario.md"]
-        assert report.skipped[0].reason
+        assert [item.source for item in report.skipped] == ["binario.md", "quebrado.md"]
+        assert all(item.reason for item in report.skipped)
         assert report.files == 2
-    assert second.unchanged == 3
+    assert (second.new, second.changed, second.unchanged) == (0, 0, 4)
 
 
 def test_empty_folder_is_not_a_crash(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from docai.errors import SettingsError
@@ -299,6 +300,19 @@ def test_embed_batches_and_keeps_order(fake: FakeOllama) -> None:
     assert vectors == [pytest.approx(hashed_embedding(t)) for t in texts]
     assert [len(b["input"]) for b in fake.bodies("/api/embed")] == [2, 2, 1]
     assert all(math.isclose(sum(x * x for x in v), 1.0) for v in vectors)
+
+
+def test_embed_answer_without_numbers_is_a_clear_error_not_a_crash() -> None:
+    """Some Ollama versions answer `[null]` when asked to embed with a chat model."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"model": "deepseek-r1", "embeddings": [None]})
+
+    client = OllamaClient(
+        "http://127.0.0.1:9", "deepseek-r1", transport=httpx.MockTransport(handler)
+    )
+    with client, pytest.raises(MalformedResponse):
+        client.embed(["texto"], model="deepseek-r1")
 
 
 def test_embed_with_a_missing_model_says_to_pull_that_model(fake: FakeOllama) -> None:

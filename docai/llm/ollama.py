@@ -201,7 +201,12 @@ class OllamaClient:
                 "POST", "/api/embed", body={"model": model, "input": batch}, model=model
             )
             embeddings = data.get("embeddings")
-            if not isinstance(embeddings, list) or len(embeddings) != len(batch):
+            # Some servers answer `[null]` for a chat model: treat any non-numeric vector as malformed.
+            if (
+                not isinstance(embeddings, list)
+                or len(embeddings) != len(batch)
+                or not all(_is_vector(vector) for vector in embeddings)
+            ):
                 raise MalformedResponse(
                     messages.LLM_MALFORMED.format(url=self.base_url, line=str(data)[:120])
                 )
@@ -286,3 +291,11 @@ class OllamaClient:
             server_message=text,
             status=status,
         )
+
+
+def _is_vector(value: object) -> bool:
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(x, int | float) and not isinstance(x, bool) for x in value)
+    )

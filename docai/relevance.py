@@ -1,0 +1,107 @@
+"""How much of a question a passage (or a whole file) covers: the signal behind refusal.
+
+Why not the ranking score: BM25 grows with idf and RRF only encodes ranks, and even a
+bounded cosine cannot tell "the docs do not cover this" from "the docs cover it in other
+words", because an uncovered question still shares the corpus' everyday words ("site",
+"page", the product's name). What tells them apart is whether the *specific* things the
+user mentions occur at all.
+
+So a question is a list of concepts (a word with its English stem, Portuguese stem and
+glossary translations; an identifier with its parts; see `Analyzer.query_concepts`). A
+concept is covered by a chunk when any of its terms occurs in it. Each concept weighs its
+idf (rare concepts say more about the topic than common ones), and a concept the corpus
+does not know at all ("Netlify", "KaTeX") weighs as much as the rarest known term: it is
+the most specific thing asked, and nothing answers it. Coverage = covered weight / total
+weight, in 0..1, comparable across questions and corpora.
+
+Everything here costs the postings of the question's terms (numpy over CSC slices), never
+a pass over the corpus in Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+# What an unknown *unspecific* concept (an untranslated Portuguese word) weighs, as a share
+# of an unknown specific one: it may be the subject (it may also just be a word we could
+# not translate), so it counts against coverage, but less.
+UNSPECIFIC_SHARE = 0.5
+
+
+@dataclass(frozen=True, eq=False)
+class Concepts:
+    """A question's distinct concepts: the known column ids of each (empty when unknown),
+    and whether each is specific (an unknown specific concept counts against coverage, an
+    unknown unspecific one is left out; see `analysis.Concept`)."""
+
+    columns: tuple[np.ndarray, ...]
+    specific: tuple[bool, ...]
+
+    def __len__(self) -> int:
+        return len(self.columns)
+
+
+def idf(document_frequency: np.ndarray, rows: int) -> np.ndarray:
+    """Lucene's BM25 idf, always positive; a frequency of 0 (unknown) counts as 1."""
+    frequency = np.maximum(document_frequency, 1).astype(np.float64)
+    return np.log1p((rows - frequency + 0.5) / (frequency + 0.5))
+
+
+def _rows_of(postings: sp.csc_matrix, columns: np.ndarray) -> np.ndarray:
+    """Distinct rows (chunks) holding any of `columns`."""
+    if len(columns) == 0:
+        return np.zeros(0, dtype=np.int64)
+    parts = [postings.indices[postings.indptr[j]:postings.indptr[j + 1]] for j in columns]
+    return np.unique(np.concatenate(parts))
+
+
+def concept_weights(
+    postings: sp.csc_matrix, concepts: Concepts, share: float = UNSPECIFIC_SHARE
+) -> np.ndarray:
+    """idf of each concept, from the number of chunks holding any of its terms; an unknown
+    concept weighs as much as the rarest known term (times `share` when unspecific)."""
+    frequency = np.array([len(_rows_of(postings, c)) for c in concepts.columns], dtype=np.int64)
+    counted = (frequency > 0) | np.array(concepts.specific, dtype=bool)
+    return idf(frequency, postings.shape[0]) * np.where(counted, 1.0, share)
+
+
+def chunk_coverage(
+    counts: sp.csr_matrix, rows: np.ndarray, concepts: Concepts, weights: np.ndarray
+) -> np.ndarray:
+    """Coverage (0..1) of the question by each chunk in `rows` (chunk ids)."""
+    total = weights.sum()
+    if len(rows) == 0 or total <= 0:
+        return np.zeros(len(rows))
+    block = counts[rows]
+    covered = np.zeros(len(rows))
+    for columns, weight in zip(concepts.columns, weights, strict=True):
+        if len(columns):
+            present = np.asarray(block[:, columns].sum(axis=1)).ravel() > 0
+            covered += weight * present
+    return covered / total
+
+
+def file_coverage(
+    postings: sp.csc_matrix,
+    source_of: np.ndarray,
+    sources: Sequence[str],
+    concepts: Concepts,
+    weights: np.ndarray,
+) -> tuple[str | None, float]:
+    """The file covering most of the question (any of its chunks counts) and its coverage.
+
+    Ties go to the first file by name; (None, 0.0) when no concept is known anywhere.
+    """
+    total = weights.sum()
+    covered = np.zeros(len(sources))
+    for columns, weight in zip(concepts.columns, weights, strict=True):
+        files = np.unique(source_of[_rows_of(postings, columns)])
+        covered[files] += weight
+    if total <= 0 or not covered.any():
+        return None, 0.0
+    best = int(np.argmax(covered))
+    return sources[best], float(covered[best] / total)
