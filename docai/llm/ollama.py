@@ -201,7 +201,7 @@ class OllamaClient:
                 "POST", "/api/embed", body={"model": model, "input": batch}, model=model
             )
             embeddings = data.get("embeddings")
-            # Some servers answer `[null]` for a chat model: treat any non-numeric vector as malformed.
+            # Some servers answer `[null]` for a chat model: a non-numeric vector is malformed.
             if (
                 not isinstance(embeddings, list)
                 or len(embeddings) != len(batch)
