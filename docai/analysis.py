@@ -122,11 +122,11 @@ class Concept:
     `related` holds English synonyms ("modify" for "change"): they count when deciding
     whether a passage mentions the concept, but do not rank passages (expanding the ranked
     query with them drifted to passages about the synonym on every evaluation set).
-    `specific` says whether the docs not knowing any of the terms means they do not cover
-    the thing: true for identifiers, capitalised names ("Netlify"), words of a plainly
-    English question and Portuguese words the glossary translates. A lower-case word of a
-    Portuguese question with no translation ("acontece") that English docs lack tells
-    nothing: we could not translate it, not "the docs never mention it".
+    `specific` says whether the docs not knowing any of the terms surely means they do not
+    cover the thing: true for identifiers, capitalised names ("Netlify") and Portuguese
+    words the glossary translates. A lower-case word with no translation that the docs
+    lack ("acontece", "tweak") may be the subject, but may as well be a word we could not
+    translate or the user's own phrasing, so it weighs less (`relevance`).
     """
 
     terms: tuple[str, ...]
@@ -268,8 +268,7 @@ class Analyzer:
         """
         tokens = _tokenise(text)
         english, portuguese = self._stemmers[ENGLISH], self._stemmers[PORTUGUESE]
-        plainly_english = tokens.surely_english()
-        translations = {} if plainly_english else self._translations
+        translations = {} if tokens.surely_english() else self._translations
         concepts: list[Concept] = []
         for token, is_word in tokens.tokens:
             if not is_word:
@@ -283,7 +282,7 @@ class Analyzer:
             related = tuple(s for t in (stem, *translated) for s in self._synonyms.get(t, ()))
             concepts.append(Concept(
                 tuple(dict.fromkeys(terms + translated)),
-                specific=plainly_english or bool(translated) or token in tokens.names,
+                specific=bool(translated) or token in tokens.names,
                 related=tuple(s for s in dict.fromkeys(related) if s not in terms + translated),
             ))
         return concepts

@@ -3,10 +3,10 @@
 `Answerer.answer(question)` yields events and never prints, so the REPL and `docai ask` render
 the same behaviour in their own way. The decisions live here:
 
-- passages clear the relevance bar -> answer from them;
-- none does, but a file shares words with the question -> answer from that whole file
-  (shortened to the budget) and say it is a fallback;
-- nothing matches -> say the docs do not cover it, without calling the model at all;
+- the retrieval verdict (`docai.retrieval`) is `Passages` -> answer from them;
+- it is `Fallback`: no passage clears the bar but one file covers the question -> answer
+  from that whole file (shortened to the budget) and say it is a fallback;
+- it is `NotCovered` -> say the docs do not cover it, without calling the model at all;
 - the model fails before saying anything -> hand back the best passages (extractive answer)
   with the error, whose message says what to do;
 - a model without reasoning support -> retry once without `think`, and remember it.
@@ -31,6 +31,7 @@ from docai.llm.events import Done, TextDelta, ThinkingDelta
 from docai.loading import load_file
 from docai.models import Hit, join_heading
 from docai.prompt import Prompt, build_fallback_prompt, build_prompt
+from docai.retrieval import Fallback, Passages, retrieve
 from docai.settings import Settings
 
 if TYPE_CHECKING:
@@ -207,10 +208,11 @@ class Answerer:
         cached = self._retrievals.get(key)
         if cached is not None:
             return cached
-        asked = question.strip()
-        hits = tuple(self._index.search(asked, settings.top_k, settings.min_score))
-        fallback = None if hits else self._index.best_source(asked)
-        result = _Retrieval(hits, fallback)
+        verdict = retrieve(self._index, question.strip(), settings.top_k, settings.min_score)
+        result = _Retrieval(
+            verdict.hits if isinstance(verdict, Passages) else (),
+            verdict.source if isinstance(verdict, Fallback) else None,
+        )
         self._retrievals[key] = result
         return result
 

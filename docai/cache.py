@@ -22,6 +22,7 @@ import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from typing import IO, Any
 
@@ -32,10 +33,14 @@ from docai import __version__, messages
 from docai.errors import CacheError
 from docai.models import Chunk
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 MANIFEST_NAME = "manifest.json"
 ARRAYS_NAME = "arrays.npz"
 LOCK_NAME = "lock"
+# The per-file chunk columns in the manifest and the JSON type of their items.
+CHUNK_COLUMNS: dict[str, type] = {
+    "heading_paths": list, "ordinals": int, "texts": str, "tokens": int,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,41 +237,50 @@ def _parse_key(raw: dict[str, Any]) -> CacheKey:
 def _parse_entry(raw: dict[str, Any]) -> FileEntry:
     source = _field(raw, "source", str)
     rows = _field(raw, "rows", list)
-    if len(rows) != 2 or not all(isinstance(r, int) and not isinstance(r, bool) for r in rows):
+    if len(rows) != 2 or not _all_of(int, rows):
         raise CacheError(messages.CACHE_BAD_MANIFEST.format(field="rows"))
     skipped = raw.get("skipped")
     notices = _field(raw, "notices", list)
-    if not (skipped is None or isinstance(skipped, str)) or not all(
-        isinstance(n, str) for n in notices
-    ):
+    if not (skipped is None or isinstance(skipped, str)) or not _all_of(str, notices):
         raise CacheError(messages.CACHE_BAD_MANIFEST.format(field="skipped/notices"))
-    chunks = tuple(
-        Chunk(
-            source=source,
-            heading_path=_heading_path(_field(item, "heading_path", list)),
-            ordinal=_field(item, "ordinal", int),
-            text=_field(item, "text", str),
-            tokens=_field(item, "tokens", int),
-        )
-        for item in _field(raw, "chunks", list)
-    )
     return FileEntry(
         source=source,
         sha256=_field(raw, "sha256", str),
         size=_field(raw, "size", int),
         mtime_ns=_field(raw, "mtime_ns", int),
         sections=_field(raw, "sections", int),
-        chunks=chunks,
+        chunks=_parse_chunks(source, _field(raw, "chunks", dict)),
         rows=(rows[0], rows[1]),
         skipped=skipped,
         notices=tuple(notices),
     )
 
 
-def _heading_path(raw: list[Any]) -> tuple[str, ...]:
-    if not all(isinstance(part, str) for part in raw):
-        raise CacheError(messages.CACHE_BAD_MANIFEST.format(field="heading_path"))
-    return tuple(raw)
+def _parse_chunks(source: str, raw: dict[str, Any]) -> tuple[Chunk, ...]:
+    """Chunks are stored column-wise: one list per field, checked in bulk (fast to load)."""
+    columns = {name: _field(raw, name, list) for name in CHUNK_COLUMNS}
+    if len({len(column) for column in columns.values()}) > 1:
+        raise CacheError(messages.CACHE_BAD_MANIFEST.format(field=f"chunks ({source})"))
+    for name, kind in CHUNK_COLUMNS.items():
+        if not _all_of(kind, columns[name]):
+            raise CacheError(messages.CACHE_BAD_MANIFEST.format(field=name))
+    if not all(_all_of(str, path) for path in columns["heading_paths"]):
+        raise CacheError(messages.CACHE_BAD_MANIFEST.format(field="heading_paths"))
+    return tuple(
+        map(
+            Chunk,
+            repeat(source),
+            map(tuple, columns["heading_paths"]),
+            columns["ordinals"],
+            columns["texts"],
+            columns["tokens"],
+        )
+    )
+
+
+def _all_of(kind: type, values: list[Any]) -> bool:
+    """Exact type check of every item (so a JSON `true` never passes for an int)."""
+    return all(type(value) is kind for value in values)
 
 
 def _check_rows(files: tuple[FileEntry, ...], height: int) -> None:
@@ -291,13 +305,10 @@ def _entry_json(entry: FileEntry) -> dict[str, Any]:
         "rows": list(entry.rows),
         "skipped": entry.skipped,
         "notices": list(entry.notices),
-        "chunks": [
-            {
-                "heading_path": list(chunk.heading_path),
-                "ordinal": chunk.ordinal,
-                "text": chunk.text,
-                "tokens": chunk.tokens,
-            }
-            for chunk in entry.chunks
-        ],
+        "chunks": {
+            "heading_paths": [list(chunk.heading_path) for chunk in entry.chunks],
+            "ordinals": [chunk.ordinal for chunk in entry.chunks],
+            "texts": [chunk.text for chunk in entry.chunks],
+            "tokens": [chunk.tokens for chunk in entry.chunks],
+        },
     }

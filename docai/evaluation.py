@@ -5,7 +5,12 @@ I/O. A retrieved chunk is a *hit* for a question when its source is one of the q
 gold sources and its text contains that source's gold answer, both case-folded with
 whitespace collapsed: the passage the model would need to answer is really there, not just
 the right file. A question with empty `gold` is one the docs do not answer; the right
-behaviour for it is a refusal (nothing above the relevance bar).
+behaviour for it is a refusal (the `NotCovered` verdict of `docai.retrieval`).
+
+Ranking and verdict are judged apart, as docai uses them: the ranking (hit@k, MRR) is what
+`docai search` lists, the verdict decides whether `docai ask` answers (from passages or
+from one whole file, a fallback) or refuses. A wrongly refused covered question counts as
+a miss in the ranking figures too, since the user gets no answer.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from dataclasses import dataclass
 from docai import messages
 from docai.errors import DocaiError
 from docai.models import Chunk, Hit
+from docai.retrieval import Fallback, NotCovered, Verdict
 
 K_VALUES = (1, 3, 10)
 DEPTH = max(K_VALUES)  # MRR is cut at the same depth as the deepest hit@k
@@ -48,11 +54,13 @@ class Question:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How retrieval did on one question: rank of the first hit (1-based) and refusal."""
+    """How retrieval did on one question: rank of the first hit (1-based), refusal, and
+    whether the answer would come from a whole file (fallback) rather than passages."""
 
     question: Question
     rank: int | None
     refused: bool
+    fallback: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +81,8 @@ class Refusals:
     uncovered_refused: int
     covered: int
     covered_refused: int
+    uncovered_fallback: int = 0
+    covered_fallback: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,18 +186,18 @@ def first_hit_rank(question: Question, ranked: Sequence[Chunk]) -> int | None:
 
 def evaluate(
     questions: Sequence[Question],
-    search: Callable[[str, int], Sequence[Hit]],
-    depth: int = DEPTH,
+    rank: Callable[[str, int], Sequence[Hit]],
+    decide: Callable[[str], Verdict],
 ) -> list[Outcome]:
-    """Run `search(question, depth)` per question; an empty result is a refusal.
-
-    `search` applies the relevance bar being evaluated, exactly as docai does when it
-    answers, so a wrongly refused covered question also counts as a miss.
-    """
+    """Per question: `decide(question)` gives docai's verdict (with the bar being
+    evaluated), `rank(question, DEPTH)` the ranking scored when it is not a refusal."""
     outcomes = []
     for question in questions:
-        chunks = [hit.chunk for hit in search(question.question, max(depth, DEPTH))]
-        outcomes.append(Outcome(question, first_hit_rank(question, chunks), not chunks))
+        verdict = decide(question.question)
+        refused = isinstance(verdict, NotCovered)
+        chunks = [] if refused else [hit.chunk for hit in rank(question.question, DEPTH)]
+        outcomes.append(Outcome(question, first_hit_rank(question, chunks), refused,
+                                isinstance(verdict, Fallback)))
     return outcomes
 
 
@@ -214,6 +224,8 @@ def summarise(outcomes: Sequence[Outcome]) -> Summary:
             uncovered_refused=sum(1 for o in uncovered if o.refused),
             covered=len(covered),
             covered_refused=sum(1 for o in covered if o.refused),
+            uncovered_fallback=sum(1 for o in uncovered if o.fallback),
+            covered_fallback=sum(1 for o in covered if o.fallback),
         ),
         misses=tuple(o.question.id for o in covered if o.rank is None),
     )
@@ -249,6 +261,8 @@ def summary_json(summary: Summary) -> dict[str, object]:
             "uncovered_refused": refusals.uncovered_refused,
             "covered": refusals.covered,
             "covered_refused": refusals.covered_refused,
+            "uncovered_fallback": refusals.uncovered_fallback,
+            "covered_fallback": refusals.covered_fallback,
         },
         "misses": list(summary.misses),
     }

@@ -6,6 +6,8 @@ in (source, ordinal) order), so equal scores never make results depend on build 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 RRF_K = 60
@@ -28,18 +30,22 @@ def top(candidates: np.ndarray, scores: np.ndarray, tiebreak: np.ndarray, n: int
 
 
 def reciprocal_rank_fusion(
-    rankings: list[np.ndarray], tiebreak: np.ndarray, k: int = RRF_K
+    rankings: list[np.ndarray],
+    tiebreak: np.ndarray,
+    k: int = RRF_K,
+    weights: Sequence[float] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Fuse rankings of chunk ids by sum of 1 / (k + rank), rank starting at 1.
+    """Fuse rankings of chunk ids by sum of weight / (k + rank), rank starting at 1.
 
     Ranks, not raw scores, are fused: BM25 and cosine live on different scales, and RRF
-    (Cormack et al., 2009) needs no calibration. A chunk absent from a ranking gets
-    nothing from it. Returns (chunk ids, fused scores), best first.
+    (Cormack et al., 2009) needs no calibration. `weights` (one per ranking, default 1)
+    let a more reliable ranking count more. A chunk absent from a ranking gets nothing
+    from it. Returns (chunk ids, fused scores), best first.
     """
     fused: dict[int, float] = {}
-    for ranking in rankings:
+    for ranking, weight in zip(rankings, weights or [1.0] * len(rankings), strict=True):
         for rank, chunk_id in enumerate(ranking.tolist(), start=1):
-            fused[chunk_id] = fused.get(chunk_id, 0.0) + 1.0 / (k + rank)
+            fused[chunk_id] = fused.get(chunk_id, 0.0) + weight / (k + rank)
     ids = np.fromiter(fused.keys(), dtype=np.int64, count=len(fused))
     values = np.fromiter(fused.values(), dtype=np.float64, count=len(fused))
     order = np.lexsort((tiebreak[ids], -values))

@@ -291,3 +291,12 @@ DENSE_QUESTION_DIMENSION = (
     "tem {expected}. Rode de novo com --rebuild"
 )
 DENSE_FALLBACK = "busca densa desativada ({reason}); seguindo só com a busca por palavras."
+
+# --- retrieval verdict in `docai eval` (docai/commands/evaluate.py) -------------------------
+EVAL_FALLBACKS = (
+    "  respondidas pelo arquivo inteiro (nenhum trecho acima da relevância mínima): "
+    "{covered} com resposta, {uncovered} sem resposta"
+)
+EVAL_VERDICT_REFUSALS = (
+    "Recusas (nem os melhores trechos nem um arquivo inteiro cobrem a pergunta o bastante):"
+)

@@ -26,23 +26,21 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-# What an unknown *unspecific* concept (an untranslated Portuguese word) weighs, as a share
-# of an unknown specific one: it may be the subject (it may also just be a word we could
-# not translate), so it counts against coverage, but less.
-UNSPECIFIC_SHARE = 0.5
+# What an unknown *unspecific* concept (a lower-case word we could not translate, or a
+# common word the docs happen not to use) weighs, as a share of an unknown specific one
+# (a name, an identifier): it may be the subject, so it counts against coverage, but less.
+# Calibrated with the bars by scripts/eval.py.
+UNSPECIFIC_SHARE = 0.25
 
 
 @dataclass(frozen=True, eq=False)
 class Concepts:
     """A question's distinct concepts: the known column ids of each (empty when unknown),
-    and whether each is specific (an unknown specific concept counts against coverage, an
-    unknown unspecific one is left out; see `analysis.Concept`)."""
+    and whether each is specific (an unknown specific concept weighs in full against
+    coverage, an unknown unspecific one `UNSPECIFIC_SHARE` of that; see `analysis.Concept`)."""
 
     columns: tuple[np.ndarray, ...]
     specific: tuple[bool, ...]
-
-    def __len__(self) -> int:
-        return len(self.columns)
 
 
 def idf(document_frequency: np.ndarray, rows: int) -> np.ndarray:
@@ -51,38 +49,42 @@ def idf(document_frequency: np.ndarray, rows: int) -> np.ndarray:
     return np.log1p((rows - frequency + 0.5) / (frequency + 0.5))
 
 
-def _rows_of(postings: sp.csc_matrix, columns: np.ndarray) -> np.ndarray:
-    """Distinct rows (chunks) holding any of `columns`."""
-    if len(columns) == 0:
-        return np.zeros(0, dtype=np.int64)
-    parts = [postings.indices[postings.indptr[j]:postings.indptr[j + 1]] for j in columns]
-    return np.unique(np.concatenate(parts))
+def _postings(postings: sp.csc_matrix, column: int) -> np.ndarray:
+    return postings.indices[postings.indptr[column]:postings.indptr[column + 1]]
 
 
 def concept_weights(
     postings: sp.csc_matrix, concepts: Concepts, share: float = UNSPECIFIC_SHARE
 ) -> np.ndarray:
-    """idf of each concept, from the number of chunks holding any of its terms; an unknown
-    concept weighs as much as the rarest known term (times `share` when unspecific)."""
-    frequency = np.array([len(_rows_of(postings, c)) for c in concepts.columns], dtype=np.int64)
+    """idf of each concept, from the document frequency of its most frequent term (a
+    lower bound of the chunks holding any of its terms, read off the postings offsets in
+    constant time); an unknown concept weighs as much as the rarest known term (times
+    `share` when unspecific)."""
+    document_frequency = np.diff(postings.indptr)
+    frequency = np.array(
+        [document_frequency[c].max(initial=0) for c in concepts.columns], dtype=np.int64
+    )
     counted = (frequency > 0) | np.array(concepts.specific, dtype=bool)
     return idf(frequency, postings.shape[0]) * np.where(counted, 1.0, share)
 
 
-def chunk_coverage(
+def passages_coverage(
     counts: sp.csr_matrix, rows: np.ndarray, concepts: Concepts, weights: np.ndarray
-) -> np.ndarray:
-    """Coverage (0..1) of the question by each chunk in `rows` (chunk ids)."""
+) -> float:
+    """Coverage (0..1) of the question by the chunks in `rows` taken together.
+
+    Together, because the model reads all of them: a question whose subject is in one
+    passage and whose detail is in the next is answered.
+    """
     total = weights.sum()
     if len(rows) == 0 or total <= 0:
-        return np.zeros(len(rows))
+        return 0.0
     block = counts[rows]
-    covered = np.zeros(len(rows))
-    for columns, weight in zip(concepts.columns, weights, strict=True):
-        if len(columns):
-            present = np.asarray(block[:, columns].sum(axis=1)).ravel() > 0
-            covered += weight * present
-    return covered / total
+    covered = sum(
+        weight for columns, weight in zip(concepts.columns, weights, strict=True)
+        if len(columns) and block[:, columns].count_nonzero()
+    )
+    return float(covered / total)
 
 
 def file_coverage(
@@ -99,8 +101,10 @@ def file_coverage(
     total = weights.sum()
     covered = np.zeros(len(sources))
     for columns, weight in zip(concepts.columns, weights, strict=True):
-        files = np.unique(source_of[_rows_of(postings, columns)])
-        covered[files] += weight
+        present = np.zeros(len(sources), dtype=bool)
+        for column in columns.tolist():
+            present[source_of[_postings(postings, column)]] = True
+        covered[present] += weight
     if total <= 0 or not covered.any():
         return None, 0.0
     best = int(np.argmax(covered))

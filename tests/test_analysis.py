@@ -116,3 +116,30 @@ def test_plain_english_question_gets_no_translations():
     # "grand" has the Portuguese stem of "grande", which the glossary renders as "large".
     assert not set(analyze_query("What is the grand total?")) & set(analyze("large"))
     assert set(analyze_query("Qual é o total grande?")) & set(analyze("large"))
+
+
+def test_a_question_word_and_its_translations_form_one_concept():
+    concepts = Analyzer().query_concepts("Como mudo a pasta padrão?")
+    folder = next(c for c in concepts if "folder" in c.terms)
+    assert "directori" in folder.terms and folder.specific
+    default = next(c for c in concepts if "default" in c.terms)
+    assert folder is not default
+
+
+def test_portuguese_plural_in_oes_meets_its_singular():
+    analyzer = Analyzer()
+    for plural, singular in (("opções", "opção"), ("versões", "versão"), ("botoes", "botão")):
+        assert analyzer.terms(plural, "portuguese") == analyzer.terms(singular, "portuguese")
+
+
+def test_names_are_specific_untranslated_lowercase_words_are_not():
+    question = "Como publico no Netlify rapidinho?"
+    concepts = {c.terms[0]: c for c in Analyzer().query_concepts(question)}
+    assert concepts["netlifi"].specific  # a capitalised name the docs may not know
+    assert not concepts["rapidinho"].specific  # a word we could not translate
+
+
+def test_english_synonyms_only_widen_the_concept_not_the_ranked_terms():
+    (change,) = Analyzer().query_concepts("modify")
+    assert "edit" in change.related
+    assert "edit" not in analyze_query("modify")

@@ -97,9 +97,17 @@ def test_wrong_types_are_refused(tmp_path: Path, field: str, value: object) -> N
 def test_missing_chunk_field_is_refused(tmp_path: Path) -> None:
     cache.save(tmp_path, _stored())
     manifest = _manifest(tmp_path)
-    del manifest["files"][0]["chunks"][1]["text"]
+    del manifest["files"][0]["chunks"]["texts"]
     _write_manifest(tmp_path, manifest)
-    assert "text" in _damage_message(tmp_path)
+    assert "texts" in _damage_message(tmp_path)
+
+
+def test_wrongly_typed_chunk_value_is_refused(tmp_path: Path) -> None:
+    cache.save(tmp_path, _stored())
+    manifest = _manifest(tmp_path)
+    manifest["files"][0]["chunks"]["tokens"][1] = True
+    _write_manifest(tmp_path, manifest)
+    assert "tokens" in _damage_message(tmp_path)
 
 
 def test_rows_that_do_not_match_the_chunks_are_refused(tmp_path: Path) -> None:

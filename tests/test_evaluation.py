@@ -26,6 +26,7 @@ from docai.evaluation import (
     summary_json,
 )
 from docai.models import Chunk, Hit
+from docai.retrieval import Fallback, NotCovered, Passages, Verdict
 from docai.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -116,21 +117,31 @@ def test_summary_groups_by_type_and_language_and_counts_refusals() -> None:
     figures = summary_json(summary)
     assert figures["by_lang"]["en"]["hit@1"] == 1.0
     assert figures["refusals"] == {"uncovered": 2, "uncovered_refused": 1, "covered": 3,
-                                   "covered_refused": 1}
+                                   "covered_refused": 1, "uncovered_fallback": 0,
+                                   "covered_fallback": 0}
 
 
-def test_evaluate_treats_an_empty_result_as_a_refusal_and_asks_for_ten() -> None:
+def test_evaluate_scores_the_ranking_and_counts_refusals_and_fallbacks() -> None:
     asked: list[int] = []
 
-    def search(question: str, k: int) -> list[Hit]:
+    def rank(question: str, k: int) -> list[Hit]:
         asked.append(k)
-        return [] if "nada" in question else [Hit(_chunk("a.md", "the answer"), 1.0)]
+        return [Hit(_chunk("a.md", "the answer"), 1.0)]
+
+    def decide(question: str) -> Verdict:
+        if "nada" in question:
+            return NotCovered()
+        return Fallback("a.md") if "arquivo" in question else Passages(())
 
     covered = Question("c", "onde?", (Gold("a.md", "answer"),))
+    from_file = Question("f", "arquivo?", (Gold("a.md", "answer"),))
     uncovered = Question("u", "nada?", ())
-    outcomes = evaluate([covered, uncovered], search, depth=3)
-    assert [(o.rank, o.refused) for o in outcomes] == [(1, False), (None, True)]
-    assert asked == [10, 10]
+    outcomes = evaluate([covered, from_file, uncovered], rank, decide)
+    assert [(o.rank, o.refused, o.fallback) for o in outcomes] == [
+        (1, False, False), (1, False, True), (None, True, False)]
+    assert asked == [10, 10]  # a refused question is not ranked: the user sees nothing
+    refusals = summarise(outcomes).refusals
+    assert (refusals.covered_fallback, refusals.uncovered_refused) == (1, 1)
 
 
 # --- QA files ---------------------------------------------------------------------------

@@ -75,20 +75,14 @@ def test_question_without_known_terms_finds_nothing(question):
     assert index.best_source(question) is None
 
 
-def test_relevance_bar_is_the_same_cosine_for_every_method():
-    for method in ("hybrid", "tfidf", "bm25"):
-        index = _index(method=method)
-        assert index.search("proxy", 3, min_score=1.01) == []
-        assert index.search("proxy", 3, min_score=0.0) != []
-    question = "path proxy docai join"
-    cosine = _index(method="tfidf").search(question, 10, min_score=0.0)
-    assert len(cosine) >= 3
-    bar = (cosine[0].score + cosine[-1].score) / 2
-    expected = {(h.chunk.source, h.chunk.ordinal) for h in cosine if h.score >= bar}
-    assert 0 < len(expected) < len(cosine)
-    for method in ("hybrid", "bm25"):
-        kept = _index(method=method).search(question, 10, min_score=bar)
-        assert set(_where(kept)) == expected
+@pytest.mark.parametrize("method", ["hybrid", "tfidf", "bm25"])
+def test_the_bar_refuses_a_question_whose_subject_the_docs_never_mention(method):
+    index = _index(method=method)
+    assert _where(index.search("Where is the proxy configured?", 1)) == [("config.md", 0)]
+    # "Netlify" is a name no passage knows: sharing "proxy" is not enough.
+    assert index.search("How do I put the proxy on Netlify?", 3) == []
+    assert index.search("How do I put the proxy on Netlify?", 3, min_score=0.0) != []
+    assert index.search("proxy", 3, min_score=1.01) == []
 
 
 def test_tfidf_score_is_the_textbook_cosine():
@@ -131,7 +125,7 @@ def test_bm25_matches_a_hand_computed_value():
 
     hits = SearchIndex(chunks, matrix, "bm25").search("alpha", 3, min_score=0.0)
     assert _where(hits) == [("t.md", 1), ("t.md", 0)]
-    assert [h.score for h in hits] == pytest.approx([bm25(2, 3, 1.2, 0.75), bm25(1, 2, 1.2, 0.75)])
+    assert [h.score for h in hits] == pytest.approx([bm25(2, 3, 1.2, 0.5), bm25(1, 2, 1.2, 0.5)])
     tuned = SearchIndex(chunks, matrix, "bm25", k1=1.5, b=0.5).search("alpha", 3, min_score=0.0)
     assert [h.score for h in tuned] == pytest.approx([bm25(2, 3, 1.5, 0.5), bm25(1, 2, 1.5, 0.5)])
 

@@ -1,8 +1,9 @@
 """`docai eval QA.jsonl`: measure retrieval against questions with known answers.
 
 Reads the QA file first (a malformed file fails before any indexing), opens the index the
-way every command does, then searches each question exactly as `docai ask` would (same
-method, same relevance bar) and prints hit@1/3/10, MRR@10 and the refusal counts.
+way every command does, then judges each question exactly as `docai ask` would (same
+method, same relevance bars: answer from passages, fall back to one file, or refuse) and
+prints hit@1/3/10, MRR@10, the refusal and the fallback counts.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from docai import evaluation, messages
 from docai.build import open_index
 from docai.evaluation import K_VALUES, QAFileError, Question, Scores, Summary
 from docai.index import DEFAULT_MIN_RELEVANCE
+from docai.retrieval import retrieve
 from docai.settings import Settings
 
 
@@ -22,8 +24,8 @@ def run(settings: Settings, qa_file: Path) -> int:
     index, _report = open_index(settings, progress=not settings.json_output)
     outcomes = evaluation.evaluate(
         questions,
-        lambda question, k: index.search(question, k, settings.min_score),
-        depth=settings.top_k,
+        lambda question, k: index.search(question, k, min_score=0.0),
+        lambda question: retrieve(index, question, settings.top_k, settings.min_score),
     )
     summary = evaluation.summarise(outcomes)
     min_score = DEFAULT_MIN_RELEVANCE if settings.min_score is None else settings.min_score
@@ -73,12 +75,15 @@ def table_lines(summary: Summary) -> list[str]:
     refusals = summary.refusals
     lines += [
         "",
-        messages.EVAL_REFUSALS,
+        messages.EVAL_VERDICT_REFUSALS,
         messages.EVAL_UNCOVERED_REFUSED.format(
             refused=refusals.uncovered_refused, total=refusals.uncovered
         ),
         messages.EVAL_COVERED_REFUSED.format(
             refused=refusals.covered_refused, total=refusals.covered
+        ),
+        messages.EVAL_FALLBACKS.format(
+            covered=refusals.covered_fallback, uncovered=refusals.uncovered_fallback
         ),
     ]
     if summary.misses:

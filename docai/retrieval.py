@@ -1,0 +1,66 @@
+"""The retrieval verdict: answer from passages, from one whole file, or say "not covered".
+
+Why three outcomes: a question the top passages cover is answered from them; one that no
+passage covers well but one file does (its parts spread over sections that rank apart)
+is answered from that whole file; one that nothing covers (its subject appears nowhere in
+the docs) is refused without calling the model, so the model cannot invent an answer.
+"Covers" is the concept coverage of `docai.relevance`, compared with calibrated bars.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from docai.models import Hit
+
+if TYPE_CHECKING:
+    from docai.index import SearchIndex
+
+# Minimum share of the question one file must cover (in any of its chunks) to answer from
+# it when no passage clears the bar; calibrated by scripts/eval.py with the passage bar
+# (`index.DEFAULT_MIN_RELEVANCE`) on the docai and MkDocs sets.
+DEFAULT_MIN_FILE_COVERAGE = 0.8
+
+
+@dataclass(frozen=True, slots=True)
+class Passages:
+    """The top passages clear the bar: answer from them, best first."""
+
+    hits: tuple[Hit, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Fallback:
+    """No passage clears the bar but this file does: answer from the whole file."""
+
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class NotCovered:
+    """The docs do not cover the question: say so, without calling the model."""
+
+
+Verdict = Passages | Fallback | NotCovered
+
+
+def retrieve(
+    index: SearchIndex,
+    question: str,
+    k: int,
+    min_score: float | None = None,
+    min_file_coverage: float = DEFAULT_MIN_FILE_COVERAGE,
+) -> Verdict:
+    """Decide how to answer `question` from `index`, with up to `k` passages.
+
+    `min_score` (the user's --min-score) overrides the passage bar only: raising it asks
+    for closer passages, and a question one file covers is still answered from that file.
+    """
+    hits = index.search(question, k, min_score)
+    if hits:
+        return Passages(tuple(hits))
+    source, coverage = index.best_file(question)
+    if source is not None and coverage >= min_file_coverage:
+        return Fallback(source)
+    return NotCovered()

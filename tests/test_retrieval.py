@@ -1,0 +1,61 @@
+"""The retrieval verdict a user notices: answer from passages, from one file, or refuse."""
+
+from __future__ import annotations
+
+from docai.analysis import chunk_terms
+from docai.index import SearchIndex, TermMatrix
+from docai.models import Chunk
+from docai.retrieval import Fallback, NotCovered, Passages, retrieve
+
+DOCS = {
+    "deploy.md": [
+        ("Deploy", "Run the build command, then copy the site folder to your server."),
+        ("Deploy > GitHub Pages", "The gh-deploy command pushes the site to GitHub Pages."),
+    ],
+    "network.md": [
+        ("Network", "Set the proxy address in the configuration file."),
+        ("Network > Limits", "The timeout and the number of retries can be raised."),
+    ],
+    "theme.md": [
+        ("Theme", "Pick a theme and change its colours in the theme settings."),
+    ],
+}
+
+
+def _index() -> SearchIndex:
+    chunks = [
+        Chunk(source, tuple(heading.split(" > ")), ordinal, f"{heading}\n{body}", 20)
+        for source, sections in DOCS.items()
+        for ordinal, (heading, body) in enumerate(sections)
+    ]
+    return SearchIndex(chunks, TermMatrix.from_term_lists([chunk_terms(c) for c in chunks]))
+
+
+def test_a_covered_question_is_answered_from_passages():
+    verdict = retrieve(_index(), "How do I publish my site to GitHub Pages?", 3)
+    assert isinstance(verdict, Passages)
+    assert verdict.hits[0].chunk.heading == "Deploy > GitHub Pages"
+
+
+def test_portuguese_question_about_english_docs_is_covered():
+    verdict = retrieve(_index(), "Como aumento o tempo limite e as tentativas da rede?", 3)
+    assert isinstance(verdict, Passages)
+    assert verdict.hits[0].chunk.source == "network.md"
+
+
+def test_a_question_about_something_the_docs_never_mention_is_not_covered():
+    index = _index()
+    assert retrieve(index, "How do I deploy the site to Netlify with Terraform?", 3) == NotCovered()
+    assert retrieve(index, "Como publico o site na Netlify usando o Terraform?", 3) == NotCovered()
+    assert retrieve(index, "xyzzy plugh", 3) == NotCovered()
+
+
+def test_a_file_covering_the_question_across_sections_is_the_fallback():
+    # With a bar no passage reaches, the file holding proxy, timeout and retries answers.
+    verdict = retrieve(_index(), "proxy timeout retries", 1, min_score=1.01)
+    assert verdict == Fallback("network.md")
+
+
+def test_min_score_zero_always_gives_passages_when_a_word_is_known():
+    verdict = retrieve(_index(), "How do I deploy the site to Netlify with Terraform?", 3, 0.0)
+    assert isinstance(verdict, Passages) and verdict.hits
