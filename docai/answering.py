@@ -35,6 +35,7 @@ from docai.retrieval import Fallback, Passages, retrieve
 from docai.settings import Settings
 
 if TYPE_CHECKING:
+    from docai.dense import DenseRanking
     from docai.index import SearchIndex
 
 RETRIEVAL_CACHE_SIZE = 256
@@ -120,8 +121,15 @@ def normalise_question(question: str) -> str:
 class Answerer:
     """Answers questions about one index with one backend; owns the session's caches."""
 
-    def __init__(self, index: SearchIndex, backend: ChatBackend, settings: Settings) -> None:
+    def __init__(
+        self,
+        index: SearchIndex,
+        backend: ChatBackend,
+        settings: Settings,
+        dense: DenseRanking | None = None,
+    ) -> None:
         self._index = index
+        self._dense = dense
         self._backend = backend
         self._settings = settings
         self._think = settings.think
@@ -142,9 +150,10 @@ class Answerer:
     def backend(self) -> ChatBackend:
         return self._backend
 
-    def replace_index(self, index: SearchIndex) -> None:
+    def replace_index(self, index: SearchIndex, dense: DenseRanking | None = None) -> None:
         """Use a rebuilt index; cached results of the old one are dropped, not just shadowed."""
         self._index = index
+        self._dense = dense
         self._retrievals.clear()
         self._answers.clear()
 
@@ -208,7 +217,9 @@ class Answerer:
         cached = self._retrievals.get(key)
         if cached is not None:
             return cached
-        verdict = retrieve(self._index, question.strip(), settings.top_k, settings.min_score)
+        verdict = retrieve(
+            self._index, question.strip(), settings.top_k, settings.min_score, dense=self._dense
+        )
         result = _Retrieval(
             verdict.hits if isinstance(verdict, Passages) else (),
             verdict.source if isinstance(verdict, Fallback) else None,

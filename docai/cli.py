@@ -45,7 +45,7 @@ variáveis de ambiente:
 
 
 def _shared_options(suppress_defaults: bool) -> argparse.ArgumentParser:
-    """Options valid everywhere. Sub-parsers use SUPPRESS so they never undo a value given earlier."""
+    """Options valid everywhere. Sub-parsers use SUPPRESS so they never undo an earlier value."""
 
     def default(value: object) -> object:
         return argparse.SUPPRESS if suppress_defaults else value

@@ -29,9 +29,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from docai import embedding_store, messages
 from docai.errors import CacheError
-from docai.fusion import RRF_K, reciprocal_rank_fusion, top
-from docai.llm.errors import MalformedResponse, ModelNotFound, ServerError
+from docai.fusion import top
+from docai.llm.errors import LLMError, MalformedResponse, ModelNotFound, ServerError
 from docai.models import Chunk
+from docai.settings import Settings
 
 # Texts per /api/embed request from here: small enough that the progress bar moves and a
 # failure late in a long build loses little (what was embedded is saved before raising).
@@ -178,31 +179,68 @@ class DenseRetriever:
         return self.index.rank(vector, n)
 
 
-def fuse_with_dense(
-    lexical_rows: Sequence[int],
-    dense_rows: Sequence[int],
-    tiebreak: np.ndarray,
-    *,
-    k: int = RRF_K,
-) -> list[tuple[int, float]]:
-    """Both rankings (chunk rows, best first) fused by RRF: (row, fused score), best first.
-
-    `tiebreak` is `DenseIndex.tiebreak` (the lexical index's own tie order).
-    """
-    rows, scores = reciprocal_rank_fusion(
-        [np.asarray(lexical_rows, dtype=np.int64), np.asarray(dense_rows, dtype=np.int64)],
-        tiebreak,
-        k,
-    )
-    return list(zip(rows.tolist(), scores.tolist(), strict=True))
-
-
 def chunk_tiebreak(chunks: Sequence[Chunk]) -> np.ndarray:
     """Each chunk's rank in (source, ordinal) order."""
     order = sorted(range(len(chunks)), key=lambda i: (chunks[i].source, chunks[i].ordinal))
     ranks = np.empty(len(chunks), dtype=np.int64)
     ranks[order] = np.arange(len(chunks))
     return ranks
+
+
+class DenseRanking:
+    """The dense ranking as retrieval consumes it: chunk rows only, and switched off after
+    the first model error, so a server that goes away mid-session costs one warning and
+    answers carry on with the lexical ranking alone."""
+
+    def __init__(self, retriever: DenseRetriever, warn: Callable[[str], None]) -> None:
+        self._retriever: DenseRetriever | None = retriever
+        self._warn = warn
+
+    @property
+    def active(self) -> bool:
+        return self._retriever is not None
+
+    def rows(self, question: str, n: int) -> list[int]:
+        if self._retriever is None:
+            return []
+        try:
+            return [row for row, _ in self._retriever.rank(question, n)]
+        except LLMError as error:
+            self._retriever = None
+            self._warn(messages.DENSE_FALLBACK.format(reason=error))
+            return []
+
+
+def open_dense(
+    settings: Settings,
+    chunks: Sequence[Chunk],
+    *,
+    progress: bool,
+    warn: Callable[[str], None],
+) -> DenseRanking | None:
+    """The dense ranking when `--embed-model` is set, else None.
+
+    Embeds what the store lacks (`build_dense_index`); when the model server cannot embed,
+    warns and returns None: lexical retrieval alone still answers.
+    """
+    if not settings.embed_model or not chunks:
+        return None
+    from docai.llm.ollama import OllamaClient  # the only server with an embeddings API here
+
+    client = OllamaClient(settings.ollama_url, settings.model, read_timeout=settings.read_timeout)
+    store = embedding_store.store_path(settings.resolved_cache_dir(), settings.embed_model)
+    try:
+        index, report = build_dense_index(
+            chunks, client, store, model=settings.embed_model,
+            progress=progress, rebuild=settings.rebuild,
+        )
+    except LLMError as error:
+        client.close()
+        warn(messages.DENSE_FALLBACK.format(reason=error))
+        return None
+    for notice in report.notices:
+        warn(notice)
+    return DenseRanking(DenseRetriever(index, client, settings.embed_model), warn)
 
 
 def _read_store(

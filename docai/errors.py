@@ -1,4 +1,4 @@
-"""Exception types. Each carries a message the user can act on; the CLI prints it without a traceback."""
+"""Exception types. Each carries a message the user can act on; the CLI prints it, no traceback."""
 
 from __future__ import annotations
 

@@ -43,6 +43,8 @@ DEFAULT_DUPLICATE_SIMILARITY = 0.85
 # TF-IDF on every evaluation set; fused at equal weight, TF-IDF pulled the hybrid below
 # BM25 alone, at a quarter it breaks BM25's near-ties without overriding it.
 HYBRID_WEIGHTS = (0.25, 1.0)
+# Lexical ranking vs dense ranking when --embed-model is on.
+DENSE_WEIGHTS = (1.0, 1.0)
 # How deep each ranking goes before fusion and duplicate removal.
 RANK_DEPTH = 100
 
@@ -217,7 +219,13 @@ class SearchIndex:
             tuple(c.specific for c in distinct),
         )
 
-    def search(self, question: str, k: int, min_score: float | None = None) -> list[Hit]:
+    def search(
+        self,
+        question: str,
+        k: int,
+        min_score: float | None = None,
+        dense_rows: Sequence[int] | None = None,
+    ) -> list[Hit]:
         """Up to `k` hits, best first; [] when no question term is known or when even the
         `k` hits together cover less of the question than `min_score`.
 
@@ -243,6 +251,13 @@ class SearchIndex:
                  top(candidates, bm25, self._tiebreak, depth)],
                 self._tiebreak,
                 weights=HYBRID_WEIGHTS,
+            )
+        if dense_rows:
+            # Dense retrieval (optional embeddings) votes as one more ranking, by rank only.
+            ranked, scores = reciprocal_rank_fusion(
+                [ranked[:depth], np.asarray(dense_rows[:depth], dtype=np.int64)],
+                self._tiebreak,
+                weights=DENSE_WEIGHTS,
             )
         positions = self._diverse_positions(ranked, k)
         rows = ranked[positions]

@@ -18,24 +18,24 @@ from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 
 from docai import messages
 from docai.answering import Answerer
-from docai.build import open_index
 from docai.llm.base import make_backend
-from docai.render import AnswerPrinter, print_index_notes
+from docai.render import AnswerPrinter
 from docai.repl_commands import Session, run_command
 from docai.settings import Settings, history_file
+from docai.startup import open_retrieval
 
 QUIT_WORDS = frozenset({"sair", "exit", "quit", "/sair"})
 
 
 def run(settings: Settings) -> int:
     interactive = sys.stdin.isatty()
-    index, report = open_index(settings, progress=True)
-    print_index_notes(report, settings.docs_dir, sys.stderr)
+    opened = open_retrieval(settings, sys.stderr)
+    report = opened.report
     welcome = messages.REPL_WELCOME.format(
         files=report.files, chunks=report.chunks, docs=settings.docs_dir, model=settings.model
     )
     # With piped input, stdout carries only answers; the greeting goes to stderr.
-    answerer = Answerer(index, make_backend(settings), settings)
+    answerer = Answerer(opened.index, make_backend(settings), settings, dense=opened.dense)
     print(welcome, file=sys.stdout if interactive else sys.stderr, flush=True)
     session = Session(
         answerer, show_thinking=settings.show_thinking, out=sys.stdout, interactive=interactive

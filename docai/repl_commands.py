@@ -15,10 +15,10 @@ from typing import TextIO
 
 from docai import messages
 from docai.answering import Answerer
-from docai.build import open_index
 from docai.errors import DocaiError
 from docai.llm.base import make_backend
-from docai.render import AnswerPrinter, print_index_notes, source_label
+from docai.render import AnswerPrinter, source_label
+from docai.startup import open_retrieval
 
 MAX_K = 20
 
@@ -107,14 +107,14 @@ def _model(session: Session, argument: str) -> None:
 def _reindex(session: Session, _argument: str) -> None:
     answerer = session.answerer
     try:
-        index, report = open_index(answerer.settings, progress=True)
+        opened = open_retrieval(answerer.settings, sys.stderr)
     except DocaiError as error:
         # e.g. the docs folder was moved away: keep answering from the index we have.
         _say(session, messages.ERROR_PREFIX.format(message=error))
         return
-    print_index_notes(report, answerer.settings.docs_dir, sys.stderr)
-    answerer.replace_index(index)
+    answerer.replace_index(opened.index, opened.dense)
     session.last_answer = None
+    report = opened.report
     _say(session, messages.REPL_REINDEXED.format(files=report.files, chunks=report.chunks))
 
 

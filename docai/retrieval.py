@@ -15,7 +15,11 @@ from typing import TYPE_CHECKING
 from docai.models import Hit
 
 if TYPE_CHECKING:
+    from docai.dense import DenseRanking
     from docai.index import SearchIndex
+
+# How many dense candidates join the fusion (the lexical side uses the index's own depth).
+DENSE_DEPTH = 100
 
 # Minimum share of the question one file must cover (in any of its chunks) to answer from
 # it when no passage clears the bar; calibrated by scripts/eval.py with the passage bar
@@ -45,19 +49,32 @@ class NotCovered:
 Verdict = Passages | Fallback | NotCovered
 
 
+def search(
+    index: SearchIndex,
+    question: str,
+    k: int,
+    min_score: float | None = None,
+    dense: DenseRanking | None = None,
+) -> list[Hit]:
+    """The top passages, with the optional dense ranking fused in (what `docai search` shows)."""
+    dense_rows = dense.rows(question, DENSE_DEPTH) if dense is not None else None
+    return index.search(question, k, min_score, dense_rows=dense_rows)
+
+
 def retrieve(
     index: SearchIndex,
     question: str,
     k: int,
     min_score: float | None = None,
     min_file_coverage: float = DEFAULT_MIN_FILE_COVERAGE,
+    dense: DenseRanking | None = None,
 ) -> Verdict:
     """Decide how to answer `question` from `index`, with up to `k` passages.
 
     `min_score` (the user's --min-score) overrides the passage bar only: raising it asks
     for closer passages, and a question one file covers is still answered from that file.
     """
-    hits = index.search(question, k, min_score)
+    hits = search(index, question, k, min_score, dense)
     if hits:
         return Passages(tuple(hits))
     source, coverage = index.best_file(question)

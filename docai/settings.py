@@ -1,4 +1,4 @@
-"""One Settings object built from options and environment; every stage reads what it needs from it."""
+"""One Settings object built from options and environment; each stage reads what it needs."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ class Settings:
     base_url: str | None = None  # OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1
     num_ctx: int = 8192
     temperature: float = 0.2
-    read_timeout: float = 300.0  # seconds without a byte from the model server (cold loads are slow)
+    read_timeout: float = 300.0  # seconds without a byte from the server (cold loads are slow)
     show_thinking: bool = False
     think: bool | None = True  # None: let the server decide
     embed_model: str | None = None  # enables dense retrieval via /api/embed

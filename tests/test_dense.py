@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import io
+import json
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +21,6 @@ from docai.dense import (
     DenseRetriever,
     build_dense_index,
     chunk_tiebreak,
-    fuse_with_dense,
 )
 from docai.llm.errors import ModelNotFound, ServerError, ServerUnreachable
 from docai.llm.ollama import OllamaClient
@@ -220,11 +222,43 @@ def test_question_ranks_the_chunk_sharing_its_words_first(fake: PickyOllama, sto
     assert fake.bodies("/api/embed")[-1]["input"] == [question]
 
 
-def test_fusion_puts_chunks_both_rankings_agree_on_first() -> None:
-    tiebreak = chunk_tiebreak(chunks_of("a", "b", "c", "d"))
-    fused = fuse_with_dense([2, 0, 1], [0, 3], tiebreak)
-    assert [row for row, _ in fused] == [0, 2, 3, 1]
-    assert fused[0][1] == pytest.approx(1 / 62 + 1 / 61)
+def run_search(docs: Path, cache: Path, url: str, *extra: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "docai", "search", "pip install docai", "--json",
+               "--docs", str(docs), "--cache-dir", str(cache), "--ollama-url", url, *extra]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[1])
+
+
+def test_search_with_embed_model_fuses_dense_and_reuses_vectors(
+    fake: PickyOllama, tmp_path: Path
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for number, text in enumerate(TEXTS):
+        (docs / f"{number}.md").write_text(text, encoding="utf-8")
+    first = run_search(docs, tmp_path / "cache", fake.url, "--embed-model", MODEL)
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["results"][0]["source"] == "0.md"
+    embedded = [text for body in fake.bodies("/api/embed") for text in body["input"]]
+    assert len(embedded) == len(TEXTS) + 1  # every chunk, then the question
+
+    again = run_search(docs, tmp_path / "cache", fake.url, "--embed-model", MODEL)
+    assert again.returncode == 0, again.stderr
+    embedded_again = [text for body in fake.bodies("/api/embed") for text in body["input"]]
+    assert embedded_again[len(embedded):] == ["pip install docai"]  # vectors reused
+
+
+def test_search_without_an_embedding_server_warns_and_stays_lexical(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text(TEXTS[0], encoding="utf-8")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    result = run_search(docs, tmp_path / "cache", closed, "--embed-model", MODEL)
+    assert result.returncode == 0, result.stderr
+    assert "busca densa desativada" in result.stderr
+    assert json.loads(result.stdout)["results"][0]["source"] == "a.md"
 
 
 def test_equal_cosines_fall_back_to_source_order() -> None:

@@ -12,20 +12,19 @@ import sys
 
 from docai import messages
 from docai.answering import Answerer
-from docai.build import open_index
 from docai.llm.base import make_backend
-from docai.render import AnswerPrinter, print_index_notes
+from docai.render import AnswerPrinter
 from docai.settings import Settings
+from docai.startup import open_retrieval
 
 
 def run(settings: Settings, question: str) -> int:
     if not question.strip():
         print(messages.ERROR_PREFIX.format(message=messages.ASK_EMPTY_QUESTION), file=sys.stderr)
         return 2
-    index, report = open_index(settings, progress=True)
-    print_index_notes(report, settings.docs_dir, sys.stderr)
+    opened = open_retrieval(settings, sys.stderr)
     printer = AnswerPrinter(sys.stdout, sys.stderr, show_thinking=settings.show_thinking)
-    answerer = Answerer(index, make_backend(settings), settings)
+    answerer = Answerer(opened.index, make_backend(settings), settings, dense=opened.dense)
     try:
         for event in answerer.answer(question):
             printer.show(event)

@@ -9,23 +9,25 @@ prints hit@1/3/10, MRR@10, the refusal and the fallback counts.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from docai import evaluation, messages
-from docai.build import open_index
 from docai.evaluation import K_VALUES, QAFileError, Question, Scores, Summary
 from docai.index import DEFAULT_MIN_RELEVANCE
-from docai.retrieval import retrieve
+from docai.retrieval import retrieve, search
 from docai.settings import Settings
+from docai.startup import open_retrieval
 
 
 def run(settings: Settings, qa_file: Path) -> int:
     questions = load_questions(qa_file)
-    index, _report = open_index(settings, progress=not settings.json_output)
+    opened = open_retrieval(settings, sys.stderr, progress=not settings.json_output)
+    index, dense = opened.index, opened.dense
     outcomes = evaluation.evaluate(
         questions,
-        lambda question, k: index.search(question, k, min_score=0.0),
-        lambda question: retrieve(index, question, settings.top_k, settings.min_score),
+        lambda question, k: search(index, question, k, min_score=0.0, dense=dense),
+        lambda question: retrieve(index, question, settings.top_k, settings.min_score, dense=dense),
     )
     summary = evaluation.summarise(outcomes)
     min_score = DEFAULT_MIN_RELEVANCE if settings.min_score is None else settings.min_score

@@ -13,27 +13,20 @@ from collections.abc import Iterator
 from typing import Any
 
 from docai import messages
-from docai.build import open_index
 from docai.models import Hit
-from docai.report import status_lines, update_line
+from docai.retrieval import search
 from docai.settings import Settings
+from docai.startup import open_retrieval
 
 SNIPPET_WIDTH = 96
 SNIPPET_LINES = 2
 
 
 def run(settings: Settings, question: str | None) -> int:
-    index, report = open_index(settings, progress=True)
-    notes = status_lines(report, settings.docs_dir)
-    if (update := update_line(report)) is not None:
-        notes.append(update)
-    if report.skipped:
-        notes.append(messages.SEARCH_SKIPPED.format(count=len(report.skipped)))
-    for line in notes:
-        print(line, file=sys.stderr)
+    opened = open_retrieval(settings, sys.stderr)
     questions = [question] if question is not None else _stdin_questions()
     for position, query in enumerate(questions):
-        hits = index.search(query, settings.top_k, settings.min_score) if report.chunks else []
+        hits = search(opened.index, query, settings.top_k, settings.min_score, opened.dense)
         if settings.json_output:
             print(json.dumps(as_json(query, hits), ensure_ascii=False), flush=True)
         else:

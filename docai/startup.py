@@ -1,0 +1,34 @@
+"""What every command opens first: the index (telling the user what changed) and, when
+`--embed-model` is set, the dense ranking. One place, so `ask`, `search`, `eval`, the REPL
+and `/reindexar` cannot drift apart."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TextIO
+
+from docai.build import BuildReport, open_index
+from docai.dense import DenseRanking, open_dense
+from docai.index import SearchIndex
+from docai.render import print_index_notes
+from docai.settings import Settings
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    index: SearchIndex
+    report: BuildReport
+    dense: DenseRanking | None
+
+
+def open_retrieval(settings: Settings, err: TextIO, *, progress: bool = True) -> Opened:
+    """Open (build or update) the index; notes and warnings go to `err`."""
+    index, report = open_index(settings, progress=progress)
+    print_index_notes(report, settings.docs_dir, err)
+
+    def warn(line: str) -> None:
+        err.write(line + "\n")
+        err.flush()
+
+    dense = open_dense(settings, index.chunks, progress=progress, warn=warn)
+    return Opened(index, report, dense)
