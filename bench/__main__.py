@@ -139,6 +139,9 @@ def _ratios(rows: list[dict[str, Any]]) -> str:
         p50 = row["warm"]["p50_ms"]
         parts.append(f"p50 {p50:.2f} ms ({'ok' if p50 < P50_TARGET_MS else 'ACIMA'} < 10)")
         lines.append(f"{row['corpus']}: " + "; ".join(parts))
+        for phase in ("warm", "incremental"):
+            if row[phase]["cache_status"]:  # e.g. the code changed between phases
+                lines.append(f"  AVISO: {phase} não usou o cache: {row[phase]['cache_status']}")
     return "\n".join(lines)
 
 

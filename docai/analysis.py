@@ -26,6 +26,12 @@ Choices, and why:
   Portuguese words also bring their usual English renderings (`glossary`), unless the
   question is plainly English. Passages are never translated: the index stays what the
   docs say.
+* A Portuguese verb with an enclitic pronoun ("editá-la") is the verb alone, not an
+  identifier: no passage spells the pair, so it would read as a subject the docs lack.
+* Questions also lose the words that wrap them but never name their subject ("is there a
+  way", "é possível"; `stopwords.QUESTION_SCAFFOLDING`) and Portuguese words the glossary
+  renders only as English stop words ("antes" -> "before"): neither should steer the
+  ranking or lower the coverage that decides refusal.
 * Order of the returned terms is text order but carries no meaning (bag of words).
 """
 
@@ -41,10 +47,10 @@ import Stemmer
 
 from docai.glossary import ENGLISH_SYNONYMS, PORTUGUESE_TO_ENGLISH
 from docai.models import Chunk
-from docai.stopwords import ENGLISH_ONLY, PORTUGUESE_ONLY, STOP_WORDS
+from docai.stopwords import ENGLISH_ONLY, PORTUGUESE_ONLY, QUESTION_SCAFFOLDING, STOP_WORDS
 
 # Bump whenever the terms produced for a given text change: cached indexes key on it.
-ANALYZER_VERSION = "3"
+ANALYZER_VERSION = "4"
 
 STEM_CACHE_SIZE = 200_000
 
@@ -55,6 +61,12 @@ _TOKEN = re.compile(r"(?:--?|[~./]+)?\w+(?:[./:\-]+\w+)*[+#]*")
 # Parts of an identifier: case-change, letter/digit and punctuation boundaries.
 _PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+|[^\W\d_A-Za-z]+")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]{2}")
+# A Portuguese verb with an enclitic pronoun ("editá-la", "instalá-lo", "chama-se"): the
+# verb is the word, the pronoun a stop word. Otherwise the pair is kept whole as an
+# identifier that no passage spells, and counts as a specific subject the docs lack.
+_ENCLITIC = re.compile(
+    r"([^\W\d_]{3,})-(?:o|a|os|as|lo|la|los|las|no|na|nos|nas|lhe|lhes|me|te|se)"
+)
 _APOSTROPHE = re.compile(r"(?<=\w)['’](?=\w)")
 _COMBINING_MARKS = re.compile(
     "[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+"
@@ -148,6 +160,9 @@ def _tokenise(text: str) -> _Tokens:
     stop_words: list[str] = []
     names: set[str] = set()
     for position, token in enumerate(_TOKEN.findall(fold_marks(text))):
+        enclitic = _ENCLITIC.fullmatch(token) if "-" in token else None
+        if enclitic and token.islower():
+            token = enclitic.group(1)
         if token.isalpha() and (token.islower() or not _CAMEL.search(token)):
             word = token.casefold()
             if word in STOP_WORDS:
@@ -235,10 +250,14 @@ class Analyzer:
         object.__setattr__(self, "_stemmers", stemmers)
         # Keyed by Portuguese stem so inflected forms ("pastas") find the entry ("pasta");
         # words sharing a stem ("tecla", "teclado") share their translations.
+        # A rendering that is an English stop word ("antes" -> "before") is never indexed;
+        # a word whose renderings all are stop words is a function word itself (an empty
+        # entry: `query_concepts` drops it, as it would the English word).
         translations: dict[str, tuple[str, ...]] = {}
         for word, english_words in PORTUGUESE_TO_ENGLISH.items() if self.translate else ():
             key = stemmers[PORTUGUESE](word)
-            stems = tuple(stemmers[ENGLISH](w) for w in english_words.split())
+            stems = tuple(stemmers[ENGLISH](w) for w in english_words.split()
+                          if w not in STOP_WORDS)
             translations[key] = tuple(dict.fromkeys(translations.get(key, ()) + stems))
         object.__setattr__(self, "_translations", translations)
         # Keyed by English stem; each stem maps to the other stems of its groups.
@@ -275,8 +294,10 @@ class Analyzer:
                 concepts.append(Concept(tuple(dict.fromkeys(_identifier_terms(token, english))),
                                         specific=True))
                 continue
-            stem = english(token)
             extra = portuguese(token)
+            if token in QUESTION_SCAFFOLDING or translations.get(extra) == ():
+                continue
+            stem = english(token)
             translated = translations.get(extra, ())
             terms = (stem,) if extra == stem else (stem, extra)
             related = tuple(s for t in (stem, *translated) for s in self._synonyms.get(t, ()))

@@ -7,8 +7,9 @@ the same behaviour in their own way. The decisions live here:
 - it is `Fallback`: no passage clears the bar but one file covers the question -> answer
   from that whole file (shortened to the budget) and say it is a fallback;
 - it is `NotCovered` -> say the docs do not cover it, without calling the model at all;
-- the model fails before saying anything -> hand back the best passages (extractive answer)
-  with the error, whose message says what to do;
+- the model fails before saying anything, or ends without a word of answer (it only
+  reasoned) -> hand back the best passages (extractive answer) with the error, whose
+  message says what to do;
 - a model without reasoning support -> retry once without `think`, and remember it.
 
 Caches are instance attributes (no module state) and keyed on the index fingerprint, so a
@@ -26,12 +27,12 @@ from cachetools import LRUCache
 
 from docai import messages
 from docai.llm.base import ChatBackend
-from docai.llm.errors import LLMError, ThinkingUnsupported
+from docai.llm.errors import EmptyAnswer, LLMError, ThinkingUnsupported
 from docai.llm.events import Done, TextDelta, ThinkingDelta
 from docai.loading import load_file
 from docai.models import Hit, join_heading
 from docai.prompt import Prompt, build_fallback_prompt, build_prompt
-from docai.retrieval import Fallback, Passages, retrieve
+from docai.retrieval import Fallback, NotCovered, Passages, Verdict, retrieve
 from docai.settings import Settings
 
 if TYPE_CHECKING:
@@ -59,11 +60,6 @@ class FallbackUsed:
     """No passage cleared the bar; the answer comes from this whole file."""
 
     source: str
-
-
-@dataclass(frozen=True, slots=True)
-class NotCovered:
-    """Nothing in the docs matches the question; the model was not called."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,12 +97,6 @@ AnswerEvent = (
 
 
 @dataclass(frozen=True, slots=True)
-class _Retrieval:
-    hits: tuple[Hit, ...]
-    fallback_source: str | None
-
-
-@dataclass(frozen=True, slots=True)
 class _Recorded:
     thinking: str
     text: str
@@ -133,7 +123,7 @@ class Answerer:
         self._backend = backend
         self._settings = settings
         self._think = settings.think
-        self._retrievals: LRUCache[tuple[object, ...], _Retrieval] = LRUCache(
+        self._retrievals: LRUCache[tuple[object, ...], Verdict] = LRUCache(
             RETRIEVAL_CACHE_SIZE
         )
         self._answers: LRUCache[tuple[object, ...], _Recorded] = LRUCache(ANSWER_CACHE_SIZE)
@@ -176,35 +166,33 @@ class Answerer:
         Lazy: nothing happens until iteration starts; closing the iterator (Ctrl-C) closes
         the model's stream, so the server stops generating.
         """
-        retrieval = self._retrieve(question)
-        if retrieval.hits:
+        verdict = self._retrieve(question)
+        if isinstance(verdict, Passages):
             prompt = build_prompt(
                 question,
-                retrieval.hits,
+                verdict.hits,
                 num_ctx=self._settings.num_ctx,
                 encoding=self._settings.chunking.encoding,
             )
             yield Retrieved(prompt.used_hits)
-            extractive = retrieval.hits
-        elif retrieval.fallback_source is not None and (
-            content := self._file_content(retrieval.fallback_source)
-        ):
+            extractive = verdict.hits
+        elif isinstance(verdict, Fallback) and (content := self._file_content(verdict.source)):
             prompt = build_fallback_prompt(
                 question,
-                retrieval.fallback_source,
+                verdict.source,
                 content,
                 num_ctx=self._settings.num_ctx,
                 encoding=self._settings.chunking.encoding,
             )
-            yield FallbackUsed(retrieval.fallback_source)
-            extractive = self._first_passage(retrieval.fallback_source)
+            yield FallbackUsed(verdict.source)
+            extractive = self._first_passage(verdict.source)
         else:
             yield NotCovered()
             return
-        yield from self._budget_warnings(prompt, len(retrieval.hits))
+        yield from self._budget_warnings(prompt, len(extractive))
         yield from self._generate(prompt, extractive)
 
-    def _retrieve(self, question: str) -> _Retrieval:
+    def _retrieve(self, question: str) -> Verdict:
         normalised = normalise_question(question)
         settings = self._settings
         key = (
@@ -220,12 +208,8 @@ class Answerer:
         verdict = retrieve(
             self._index, question.strip(), settings.top_k, settings.min_score, dense=self._dense
         )
-        result = _Retrieval(
-            verdict.hits if isinstance(verdict, Passages) else (),
-            verdict.source if isinstance(verdict, Fallback) else None,
-        )
-        self._retrievals[key] = result
-        return result
+        self._retrievals[key] = verdict
+        return verdict
 
     def _file_content(self, source: str) -> str:
         """The fallback file's text, heading lines included, or "" if it can no longer be read."""
@@ -284,6 +268,8 @@ class Answerer:
                     elif isinstance(event, TextDelta):
                         text.append(event.text)
                     else:
+                        if not "".join(text).strip():
+                            raise EmptyAnswer(messages.ANSWER_EMPTY)
                         yield from self._truncation_warning(prompt, event)
                         self._answers[key] = _Recorded("".join(thinking), "".join(text), event)
                     yield event
@@ -296,7 +282,7 @@ class Answerer:
                 yield AnswerWarning(messages.ANSWER_THINKING_OFF.format(model=backend.model))
             except LLMError as error:
                 # Reasoning alone answers nothing: the passages still stand in for the answer.
-                yield ModelFailed(error, () if text else extractive)
+                yield ModelFailed(error, () if "".join(text).strip() else extractive)
                 return
             finally:
                 close = getattr(stream, "close", None)

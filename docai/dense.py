@@ -196,10 +196,6 @@ class DenseRanking:
         self._retriever: DenseRetriever | None = retriever
         self._warn = warn
 
-    @property
-    def active(self) -> bool:
-        return self._retriever is not None
-
     def rows(self, question: str, n: int) -> list[int]:
         if self._retriever is None:
             return []

@@ -19,9 +19,7 @@ because, unlike the lexical cache, there is no second file to keep consistent wi
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from docai import messages
+from docai.cache import _write_atomic  # one atomic writer for every cache file
 from docai.errors import CacheError
 
 FORMAT_VERSION = 1
@@ -117,25 +116,17 @@ def load(path: Path, model: str) -> StoredVectors | None:
 def save(path: Path, stored: StoredVectors) -> None:
     """Write atomically. Raises OSError when the folder is unwritable."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed or deleted below)
-        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
+    _write_atomic(
+        path,
+        lambda handle: np.savez(
+            handle,
+            format_version=np.asarray(FORMAT_VERSION, dtype=np.int64),
+            model=np.asarray(stored.model, dtype=np.str_),
+            dimension=np.asarray(stored.dimension, dtype=np.int64),
+            keys=stored.keys.astype(CHECKSUM_DTYPE, copy=False),
+            vectors=stored.vectors.astype(np.float32, copy=False),
+        ),
     )
-    try:
-        with handle:
-            np.savez(
-                handle,
-                format_version=np.asarray(FORMAT_VERSION, dtype=np.int64),
-                model=np.asarray(stored.model, dtype=np.str_),
-                dimension=np.asarray(stored.dimension, dtype=np.int64),
-                keys=stored.keys.astype(CHECKSUM_DTYPE, copy=False),
-                vectors=stored.vectors.astype(np.float32, copy=False),
-            )
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(handle.name, path)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
 
 
 def _scalar(array: np.ndarray, kind: str, name: str) -> int | str:

@@ -19,6 +19,7 @@ BAD_CHUNK_OVERLAP = (
 )
 BAD_TOP_K = "-k/--top-k deve ser pelo menos 1, recebi {value}"
 BAD_NUM_CTX = "--num-ctx deve ser pelo menos 512 tokens, recebi {value}"
+BAD_TEMPERATURE = "--temperature deve ser um número finito, 0 ou maior (ex.: 0.2), recebi {value}"
 BAD_READ_TIMEOUT = "--read-timeout deve ser um número positivo de segundos, recebi {value}"
 BAD_CHOICE = "{option} deve ser {choices}, recebi {value!r}"
 DOCS_MISSING = (
@@ -109,6 +110,10 @@ LLM_INTERRUPTED = (
     "a conexão com {url} caiu no meio da resposta ({reason}); o texto acima está incompleto. "
     "Pergunte de novo"
 )
+LLM_BAD_URL = (
+    "endereço inválido para o servidor do modelo: {url} ({reason}). Use algo como "
+    "http://127.0.0.1:11434 em --ollama-url ou OLLAMA_HOST (ou --base-url para --backend openai)"
+)
 LLM_ENDED_EARLY = "o servidor encerrou a resposta sem sinalizar o fim"
 LLM_STREAM_ERROR = "o servidor em {url} relatou um erro no meio da resposta: {detail}"
 LLM_SERVER_ERROR = "o servidor em {url} respondeu HTTP {status}: {detail}"
@@ -161,6 +166,10 @@ SEARCH_SKIPPED = "{count} arquivo(s) ignorado(s); veja `docai index` para os mot
 SEARCH_NO_RESULTS = "Nenhum trecho relevante para: {query}"
 SEARCH_HIT = "{rank}. [{score:.3f}] {source} — {heading} (trecho {chunk})"
 SEARCH_QUERY_HEADER = "» {query}"
+SEARCH_NO_INPUT = (
+    'sem PERGUNTA, leio uma pergunta por linha da entrada padrão, mas ela está fechada; '
+    'ex.: docai search "num_ctx" ou echo "num_ctx" | docai search'
+)
 
 # --- answering, REPL and `docai ask` (docai/answering.py, repl*.py, render.py, commands/ask.py)
 ANSWER_PASSAGES_TRIMMED = (
@@ -185,6 +194,10 @@ ANSWER_FALLBACK = (
 ANSWER_NOT_COVERED = (
     "Não encontrei nada sobre isso na documentação. Tente outras palavras (os termos que "
     "aparecem nos arquivos) ou indique outra pasta com --docs."
+)
+ANSWER_EMPTY = (
+    "o modelo terminou sem escrever uma resposta. Pergunte de novo; se ele só raciocinou, "
+    "aumente --num-ctx ou use --no-think"
 )
 ANSWER_FROM_CACHE = "(resposta repetida do cache)"
 ANSWER_THINKING = "pensando…"
@@ -255,9 +268,15 @@ EVAL_OVERALL = "geral"
 EVAL_TYPE = "tipo {name}"
 EVAL_LANG = "idioma {name}"
 EVAL_NO_COVERED = "Nenhuma pergunta do arquivo tem resposta esperada (gold); não há acertos a medir."
-EVAL_REFUSALS = "Recusas (nenhum trecho acima da relevância mínima):"
+EVAL_VERDICT_REFUSALS = (
+    "Recusas (nem os melhores trechos nem um arquivo inteiro cobrem a pergunta o bastante):"
+)
 EVAL_UNCOVERED_REFUSED = "  sem resposta nos documentos, recusadas (o certo): {refused} de {total}"
 EVAL_COVERED_REFUSED = "  com resposta nos documentos, recusadas por engano: {refused} de {total}"
+EVAL_FALLBACKS = (
+    "  respondidas pelo arquivo inteiro (nenhum trecho acima da relevância mínima): "
+    "{covered} com resposta, {uncovered} sem resposta"
+)
 EVAL_MISSES = "Sem acerto nos 10 primeiros: {ids}"
 
 # --- dense retrieval, --embed-model (docai/dense.py, docai/embedding_store.py) ---------------
@@ -291,12 +310,3 @@ DENSE_QUESTION_DIMENSION = (
     "tem {expected}. Rode de novo com --rebuild"
 )
 DENSE_FALLBACK = "busca densa desativada ({reason}); seguindo só com a busca por palavras."
-
-# --- retrieval verdict in `docai eval` (docai/commands/evaluate.py) -------------------------
-EVAL_FALLBACKS = (
-    "  respondidas pelo arquivo inteiro (nenhum trecho acima da relevância mínima): "
-    "{covered} com resposta, {uncovered} sem resposta"
-)
-EVAL_VERDICT_REFUSALS = (
-    "Recusas (nem os melhores trechos nem um arquivo inteiro cobrem a pergunta o bastante):"
-)

@@ -9,6 +9,7 @@ and Ctrl-D end the session with exit status 0.
 
 from __future__ import annotations
 
+import io
 import sys
 from collections.abc import Iterable
 from typing import TextIO
@@ -28,20 +29,22 @@ QUIT_WORDS = frozenset({"sair", "exit", "quit", "/sair"})
 
 
 def run(settings: Settings) -> int:
-    interactive = sys.stdin.isatty()
+    stdin = sys.stdin or io.StringIO()  # a closed stdin (`docai <&-`) reads as empty input
+    interactive = stdin.isatty()
+    backend = make_backend(settings)  # a bad --backend/--base-url fails before indexing
     opened = open_retrieval(settings, sys.stderr)
     report = opened.report
     welcome = messages.REPL_WELCOME.format(
         files=report.files, chunks=report.chunks, docs=settings.docs_dir, model=settings.model
     )
     # With piped input, stdout carries only answers; the greeting goes to stderr.
-    answerer = Answerer(opened.index, make_backend(settings), settings, dense=opened.dense)
+    answerer = Answerer(opened.index, backend, settings, dense=opened.dense)
     print(welcome, file=sys.stdout if interactive else sys.stderr, flush=True)
     session = Session(
         answerer, show_thinking=settings.show_thinking, out=sys.stdout, interactive=interactive
     )
     try:
-        lines = _terminal_lines() if interactive else _piped_lines(sys.stdin)
+        lines = _terminal_lines() if interactive else _piped_lines(stdin)
         for line in lines:
             if not handle_line(line, session):
                 break
@@ -61,7 +64,12 @@ def handle_line(line: str, session: Session) -> bool:
     elif text.casefold() in QUIT_WORDS:
         return False
     elif text.startswith("/"):
-        run_command(text, session)
+        try:
+            run_command(text, session)
+        except KeyboardInterrupt:  # e.g. a long /reindexar: the old index stays in use
+            if not session.interactive:
+                raise
+            session.out.write(messages.INTERRUPTED + "\n")
     else:
         ask(text, session)
     return True

@@ -85,6 +85,18 @@ ENGLISH: frozenset[str] = _words(
 
 STOP_WORDS: frozenset[str] = PORTUGUESE | ENGLISH
 
+# Words that wrap a question ("is there a way to", "is it possible", "what now?") but never
+# name its subject, in either language. Dropped from questions only: in a passage they are
+# ordinary prose and cost nothing, but in a short question a rare one ("possible") would
+# both pull the ranking towards passages that happen to use it and, when the docs lack
+# it, lower the coverage that decides refusal.
+QUESTION_SCAFFOLDING: frozenset[str] = _words(
+    """
+    way ways possible possibly able now got really actually somehow anyway
+    possivel possiveis
+    """
+)
+
 # Words that only one language uses: counting them tells which stemmer suits a passage.
 PORTUGUESE_ONLY: frozenset[str] = PORTUGUESE - ENGLISH
 ENGLISH_ONLY: frozenset[str] = ENGLISH - PORTUGUESE

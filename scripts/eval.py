@@ -19,7 +19,11 @@ For each set:
 
 Exits 1 when the default configuration misses a target on the MkDocs set (each miss is
 printed), or when a set is broken; 0 otherwise. `--report-only` still prints everything and
-fails on a broken set, but not on missed targets. Indexes are cached under tests/eval/data/.
+fails on a broken set, but not on missed targets. `--diagnose` also lists, per set, the
+paraphrase questions the default configuration fails, each as a ranking loss (no hit in the
+top passages) or a refusal loss (the hit is there but the coverage bar refused), with its
+coverage and top passages: the two losses call for different fixes. Indexes are cached
+under tests/eval/data/.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -39,7 +45,7 @@ from docai.build import open_index  # noqa: E402
 from docai.commands.evaluate import load_questions  # noqa: E402
 from docai.evaluation import Question, Summary  # noqa: E402
 from docai.index import DEFAULT_MIN_RELEVANCE, SearchIndex  # noqa: E402
-from docai.retrieval import DEFAULT_MIN_FILE_COVERAGE, retrieve  # noqa: E402
+from docai.retrieval import DEFAULT_MIN_FILE_COVERAGE, NotCovered, retrieve  # noqa: E402
 from docai.settings import Settings  # noqa: E402
 
 DEFAULT_METHOD = Settings().retrieval
@@ -91,6 +97,7 @@ CONFIGURATIONS = (
 
 def main(argv: Sequence[str] = ()) -> int:
     report_only = "--report-only" in argv
+    diagnose = "--diagnose" in argv
     try:
         for docs in ALL_DOCS:
             fetch(docs)
@@ -100,7 +107,7 @@ def main(argv: Sequence[str] = ()) -> int:
     failures: list[str] = []
     held_out: list[str] = []
     for eval_set in SETS:
-        default = run_set(eval_set)
+        default = run_set(eval_set, diagnose)
         if default is None:
             print(f"\nFAILED: {eval_set.name}: gold answers not in the docs (listed above)")
             return 1
@@ -123,8 +130,9 @@ def main(argv: Sequence[str] = ()) -> int:
     return 0
 
 
-def run_set(eval_set: EvalSet) -> Summary | None:
-    """Print the set's comparison table and bar sweep; the default configuration's summary.
+def run_set(eval_set: EvalSet, diagnose: bool = False) -> Summary | None:
+    """Print the set's comparison table and bar sweep (and, when `diagnose`, its paraphrase
+    failures); the default configuration's summary.
 
     None when the set is broken (a gold answer that no chunk of its source contains).
     """
@@ -171,7 +179,30 @@ def run_set(eval_set: EvalSet) -> Summary | None:
     assert default is not None  # the default configuration is always in CONFIGURATIONS
     if default.misses:
         print(f"\nno hit in the top 10 (default): {', '.join(default.misses)}")
+    if diagnose:
+        print_paraphrase_failures(questions, index)
     return default
+
+
+def print_paraphrase_failures(questions: Sequence[Question], index: SearchIndex) -> None:
+    """Each covered paraphrase question without an answer in the top TOP_K: why, and what
+    ranked instead."""
+    row_of = {chunk: row for row, chunk in enumerate(index.chunks)}
+    print(f"\nparaphrase failures (default; top {TOP_K}):")
+    for question in questions:
+        if question.type != "paraphrase" or not question.covered:
+            continue
+        hits = index.search(question.question, evaluation.DEPTH, min_score=0.0)
+        rank = evaluation.first_hit_rank(question, [hit.chunk for hit in hits])
+        refused = isinstance(retrieve(index, question.question, TOP_K), NotCovered)
+        if rank is not None and rank <= TOP_K and not refused:
+            continue
+        rows = np.array([row_of[hit.chunk] for hit in hits[:TOP_K]], dtype=np.int64)
+        loss = "refusal" if rank is not None and rank <= TOP_K else "ranking"
+        print(f"  {question.id} [{loss}] rank {rank} coverage "
+              f"{index.coverage(question.question, rows):.2f}: {question.question}")
+        for hit in hits[:TOP_K]:
+            print(f"      {hit.chunk.source} #{hit.chunk.ordinal} {hit.chunk.heading[:60]!r}")
 
 
 def _variant(index: SearchIndex, configuration: Configuration) -> SearchIndex:

@@ -143,3 +143,28 @@ def test_english_synonyms_only_widen_the_concept_not_the_ranked_terms():
     (change,) = Analyzer().query_concepts("modify")
     assert "edit" in change.related
     assert "edit" not in analyze_query("modify")
+
+
+def test_portuguese_enclitic_pronoun_leaves_the_verb():
+    analyzer = Analyzer()
+    assert analyzer.terms("Para editá-la, abra", "portuguese") == analyzer.terms(
+        "Para edita, abra", "portuguese"
+    )
+    (edit,) = analyzer.query_concepts("editá-la")
+    assert "edit" in edit.terms and "edita-la" not in edit.terms
+    assert analyzer.terms("use gh-pages", "english") == ["use", "gh-pages", "gh", "page"]
+
+
+def test_word_rendered_only_by_english_stop_words_is_not_a_concept():
+    # "antes" -> "before": a function word, which no passage indexes.
+    with_it = Analyzer().query_concepts("Como confirmar antes de continuar?")
+    without = Analyzer().query_concepts("Como confirmar de continuar?")
+    assert with_it == without
+
+
+def test_question_scaffolding_is_dropped_from_questions_only():
+    analyzer = Analyzer()
+    assert analyzer.query_concepts("Is there a way to rebuild now? Is it possible?") == (
+        analyzer.query_concepts("rebuild")
+    )
+    assert "way" in analyzer.terms("The way to rebuild", "english")

@@ -19,7 +19,7 @@ from docai.answering import (
     Retrieved,
 )
 from docai.build import open_index
-from docai.llm.errors import ServerUnreachable
+from docai.llm.errors import EmptyAnswer, ServerUnreachable
 from docai.llm.events import Done, TextDelta
 from docai.llm.ollama import OllamaClient
 from docai.settings import Settings
@@ -205,3 +205,17 @@ def test_error_while_still_reasoning_falls_back_to_the_passages(
     (failed,) = [e for e in events if isinstance(e, ModelFailed)]
     assert answer_text(events) == ""
     assert failed.passages[0].chunk.heading == "Instalação > Com pip"
+
+
+def test_a_model_that_only_reasons_is_a_failure_with_the_passages(
+    docs: Path, fake: FakeOllama
+) -> None:
+    fake.reply = ""  # the stream ends properly, but with reasoning and no answer
+    answerer = make_answerer(docs, fake.url)
+    events = list(answerer.answer("Como instalo o docai com pip?"))
+    (failed,) = [e for e in events if isinstance(e, ModelFailed)]
+    assert isinstance(failed.error, EmptyAnswer) and "--no-think" in str(failed.error)
+    assert failed.passages[0].chunk.heading == "Instalação > Com pip"
+    fake.reply = REPLY
+    retry = list(answerer.answer("Como instalo o docai com pip?"))
+    assert CacheReplay() not in retry and answer_text(retry) == REPLY

@@ -58,3 +58,20 @@ def test_ask_with_an_empty_question_explains_and_fails(tmp_path: Path) -> None:
     result = run_ask(tmp_path, "http://127.0.0.1:9", "   ")
     assert result.returncode == 2
     assert "a pergunta está vazia" in result.stderr
+
+
+def test_an_unparsable_ollama_host_is_named_before_any_indexing(tmp_path: Path) -> None:
+    result = run_ask(tmp_path, "999.999.1.1:99999", QUESTION)
+    assert result.returncode == 2
+    assert "999.999.1.1" in result.stderr and "OLLAMA_HOST" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "cache").exists()  # failed fast: no index was built
+
+
+def test_a_server_that_sends_junk_gets_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
+    lines = ['{"message": {"content": "Rode "}}', '{"message": 5, "done": "sim"}']
+    with FakeOllama(raw_lines=lines) as fake:
+        result = run_ask(tmp_path, fake.url, QUESTION)
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert "a resposta parou no meio" in result.stderr

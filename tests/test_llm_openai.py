@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import socket
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
 from docai.llm.base import make_backend
@@ -28,7 +30,7 @@ REPLY = "Defina DOCAI_CACHE_DIR com a pasta desejada."
 
 @pytest.fixture
 def fake() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI(reply=REPLY, reasoning="Procurar cache nas fontes.") as server:
+    with FakeOpenAI(reply=REPLY, thinking="Procurar cache nas fontes.") as server:
         yield server
 
 
@@ -77,7 +79,7 @@ def test_request_sets_temperature_streaming_and_usage_but_no_max_tokens(fake) ->
 
 
 def test_inline_think_tags_in_content_become_reasoning() -> None:
-    with FakeOpenAI(reply=REPLY, reasoning="Pensar.", think_shape="inline", chunk_size=4) as server:
+    with FakeOpenAI(reply=REPLY, thinking="Pensar.", think_shape="inline", chunk_size=4) as server:
         thinking, text = split(ask(server.url))
     assert (thinking.strip(), text) == ("Pensar.", REPLY)
 
@@ -145,3 +147,24 @@ def test_busy_is_retried_then_reported() -> None:
         with pytest.raises(ServerBusy):
             ask(server.url, retries=1)
     assert len(server.chat_requests) == 2 + 2
+
+
+def test_chunks_with_fields_of_the_wrong_type_are_ignored_not_a_crash() -> None:
+    chunks = [
+        {"choices": [{"delta": {"content": "Olá"}}]},
+        {"choices": "x"},
+        {"choices": [7]},
+        {"choices": [{"delta": "oi", "finish_reason": 3}]},
+        {"choices": [{"delta": {"content": ["x"], "reasoning_content": 5}}]},
+        {"choices": [{"delta": {}, "finish_reason": "stop"}], "usage": "muitos"},
+        {"choices": [], "usage": {"prompt_tokens": "9", "completion_tokens": 4}},
+    ]
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    transport = httpx.MockTransport(
+        lambda request: httpx.Response(
+            200, text=body, headers={"content-type": "text/event-stream"}
+        )
+    )
+    events = ask("http://127.0.0.1:9/v1", transport=transport)
+    assert split(events) == ("", "Olá")
+    assert events[-1] == Done(done_reason="stop", eval_count=4)

@@ -66,6 +66,9 @@ def test_conversation_answers_lists_sources_and_exits(tmp_path: Path, fake: Fake
 
     child.sendline("/fontes")
     child.expect(r"\[1\] guide/install\.md > Instalação > Com pip \(relevância \d\.\d+\)")
+    child.sendline("/ajuda")
+    child.expect(r"/k N\s+quantos trechos recuperar \(agora: 3; de 1 a 20\)")
+    child.expect(r"/modelo NOME\s+troca o modelo \(agora: deepseek-r1\)")
     child.sendline(QUESTION)
     child.expect(r"\(resposta repetida do cache\)\s+" + re.escape(REPLY))
     (tmp_path / "docs" / "guide" / "install.md").write_text(
@@ -142,7 +145,7 @@ def test_piped_questions_are_answered_one_per_line(tmp_path: Path, fake: FakeOll
     docs = write_docs(tmp_path / "docs", DOCS)
     result = subprocess.run(
         [DOCAI, "--docs", str(docs)],
-        input=f"{QUESTION}\n\nQual é o padrão de --num-ctx?\n",
+        input=f"{QUESTION}\n\nQual é o padrão de --num-ctx?\nquit\nComo instalo com pipx?\n",
         env=docai_env(tmp_path, fake.url),
         capture_output=True,
         text=True,
@@ -155,3 +158,34 @@ def test_piped_questions_are_answered_one_per_line(tmp_path: Path, fake: FakeOll
     assert "[1] config.md > Configuração > Janela de contexto" in result.stdout
     assert "docai pronto" in result.stderr and "docai pronto" not in result.stdout
     assert len(fake.chat_requests) == 2
+
+
+def test_stdin_closed_is_an_empty_session_not_a_crash(tmp_path: Path, fake: FakeOllama) -> None:
+    docs = write_docs(tmp_path / "docs", DOCS)
+    result = subprocess.run(
+        [DOCAI, "--docs", str(docs)],
+        stdin=subprocess.DEVNULL, preexec_fn=lambda: os.close(0),  # as `docai <&-`
+        env=docai_env(tmp_path, fake.url),
+        capture_output=True, text=True, timeout=90, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "docai pronto" in result.stderr
+    assert fake.chat_requests == []
+
+
+def test_shown_reasoning_is_dimmed_and_the_answer_is_not(tmp_path: Path, fake: FakeOllama) -> None:
+    docs = write_docs(tmp_path / "docs", DOCS)
+    env = docai_env(tmp_path, fake.url)
+    del env["NO_COLOR"]
+    child = pexpect.spawn(
+        DOCAI, ["--docs", str(docs), "--show-thinking"], env=env, encoding="utf-8", timeout=60,
+        dimensions=(40, 160),
+    )
+    child.expect(PROMPT)
+    child.sendline(QUESTION)
+    child.expect(r"\x1b\[2mVou\s*\x1b\[0m")  # each piece of reasoning is dimmed
+    child.expect(re.escape(REPLY))  # the answer arrives as plain text, with no codes inside
+    child.sendline("exit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0

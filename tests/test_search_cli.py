@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -117,3 +118,13 @@ def test_missing_docs_folder_is_a_clear_error(run, tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "sumiu" in done.stderr and "--docs" in done.stderr
     assert done.stdout == ""
+
+
+def test_no_question_and_stdin_closed_is_a_clear_error(where: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "docai", "search", *where],
+        stdin=subprocess.DEVNULL, preexec_fn=lambda: os.close(0),  # as `docai search <&-`
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2
+    assert "entrada padrão" in done.stderr and "Traceback" not in done.stderr

@@ -22,9 +22,10 @@ def run(settings: Settings, question: str) -> int:
     if not question.strip():
         print(messages.ERROR_PREFIX.format(message=messages.ASK_EMPTY_QUESTION), file=sys.stderr)
         return 2
+    backend = make_backend(settings)  # a bad --backend/--base-url fails before indexing
     opened = open_retrieval(settings, sys.stderr)
     printer = AnswerPrinter(sys.stdout, sys.stderr, show_thinking=settings.show_thinking)
-    answerer = Answerer(opened.index, make_backend(settings), settings, dense=opened.dense)
+    answerer = Answerer(opened.index, backend, settings, dense=opened.dense)
     try:
         for event in answerer.answer(question):
             printer.show(event)

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from docai import messages
+from docai.errors import DocaiError
 from docai.models import Hit
 from docai.retrieval import search
 from docai.settings import Settings
@@ -23,6 +24,8 @@ SNIPPET_LINES = 2
 
 
 def run(settings: Settings, question: str | None) -> int:
+    if question is None and sys.stdin is None:
+        raise DocaiError(messages.SEARCH_NO_INPUT)
     opened = open_retrieval(settings, sys.stderr)
     questions = [question] if question is not None else _stdin_questions()
     for position, query in enumerate(questions):

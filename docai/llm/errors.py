@@ -93,5 +93,9 @@ class StreamError(ServerError):
     """An `error` object arrived inside a stream that had started with HTTP 200."""
 
 
+class EmptyAnswer(LLMError):
+    """The stream ended properly but without a word of answer (e.g. it only reasoned)."""
+
+
 class MalformedResponse(LLMError):
     """A line of the response was not the JSON the protocol promises."""

@@ -37,12 +37,5 @@ class Done:
     eval_duration_ns: int | None = None
     total_duration_ns: int | None = None
 
-    @property
-    def tokens_per_second(self) -> float | None:
-        """Generation speed, or None when the server did not say how long it took."""
-        if not self.eval_count or not self.eval_duration_ns:
-            return None
-        return self.eval_count / self.eval_duration_ns * 1e9
-
 
 Event = ThinkingDelta | TextDelta | Done

@@ -10,20 +10,29 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from types import TracebackType
+from typing import Any, ClassVar, Self, TypeVar
 
 import httpx
 
 from docai import messages
+from docai.errors import SettingsError
 from docai.llm.errors import (
     LLMError,
     MalformedResponse,
+    ModelNotFound,
     ResponseTimeout,
+    ServerBusy,
+    ServerError,
     ServerUnreachable,
+    StreamError,
     StreamInterrupted,
+    UnsupportedServer,
 )
+from docai.llm.events import Event, Message
+from docai.llm.thinking import split_inline_thinking
 
 T = TypeVar("T")
 
@@ -48,14 +57,162 @@ def make_client(
     """An httpx client with explicit timeouts.
 
     `trust_env=False`: the servers are local, and an HTTP(S)_PROXY meant for the internet
-    would otherwise swallow requests to 127.0.0.1.
+    would otherwise swallow requests to 127.0.0.1. A URL httpx cannot parse (a bad port or
+    IP address, e.g. from OLLAMA_HOST) is a settings error, reported before any work.
     """
     timeout = httpx.Timeout(
         connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout
     )
-    return httpx.Client(
-        base_url=base_url, timeout=timeout, transport=transport, headers=headers, trust_env=False
-    )
+    try:
+        return httpx.Client(
+            base_url=base_url, timeout=timeout, transport=transport, headers=headers,
+            trust_env=False,
+        )
+    except httpx.InvalidURL as error:
+        raise SettingsError(messages.LLM_BAD_URL.format(url=base_url, reason=error)) from None
+
+
+class HTTPBackend:
+    """What the chat clients share: the httpx client, the streamed request with retries,
+    and error translation.
+
+    Subclasses set `name`, `chat_path` and the message templates for their kind of server
+    (how to start it, an unknown endpoint, a missing model), and implement `_chat_body`
+    (the request), `_read_stream` (response lines -> events, ending with Done) and
+    `_specific_error` (statuses only their kind of server uses).
+    `stream_chat` is lazy: the request is sent when iteration starts, and errors (all
+    `LLMError` subclasses) are raised from the iteration.
+    """
+
+    name: ClassVar[str]
+    chat_path: ClassVar[str]
+    unreachable_template: ClassVar[str]  # fields: url
+    no_endpoint_template: ClassVar[str]  # url, path
+    model_not_found_template: ClassVar[str]  # url, model, detail
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        connect_timeout: float,
+        read_timeout: float,
+        retries: int,
+        backoff: float,
+        transport: httpx.BaseTransport | None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        self.base_url = base_url
+        self.model = model
+        self._read_timeout = read_timeout
+        self._retry = RetryPolicy(retries=retries, backoff=backoff)
+        self._client = make_client(
+            base_url,
+            connect_timeout=connect_timeout,
+            read_timeout=read_timeout,
+            transport=transport,
+            headers=headers,
+        )
+
+    def stream_chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        think: bool | None,
+        num_ctx: int,
+        temperature: float,
+    ) -> Iterator[Event]:
+        body = self._chat_body(messages, think=think, num_ctx=num_ctx, temperature=temperature)
+        return split_inline_thinking(retrying(lambda: self._chat_attempt(body), self._retry))
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _chat_body(
+        self, messages: Sequence[Message], *, think: bool | None, num_ctx: int, temperature: float
+    ) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _read_stream(self, lines: Iterator[str]) -> Iterator[Event]:
+        raise NotImplementedError
+
+    def _specific_error(
+        self, response: httpx.Response, detail: str | None, model: str
+    ) -> LLMError | None:
+        raise NotImplementedError
+
+    def _status_error(self, response: httpx.Response, *, path: str, model: str) -> LLMError:
+        """The docai error for an HTTP error status, from the most to the least specific."""
+        status = response.status_code
+        detail = error_detail(response.text)
+        url = self.base_url
+        if status in (429, 503):
+            attempts = self._retry.retries + 1
+            return ServerBusy(
+                messages.LLM_BUSY.format(url=url, status=status, attempts=attempts), status=status
+            )
+        if status == 404 and detail is None:
+            # A router's plain-text 404: the endpoint is unknown, not the model.
+            return UnsupportedServer(self.no_endpoint_template.format(url=url, path=path))
+        if status == 404:
+            message = self.model_not_found_template.format(url=url, model=model, detail=detail)
+            return ModelNotFound(message, model=model)
+        if (specific := self._specific_error(response, detail, model)) is not None:
+            return specific
+        text = response_text(response, detail)
+        return ServerError(
+            messages.LLM_SERVER_ERROR.format(url=url, status=status, detail=text),
+            server_message=text,
+            status=status,
+        )
+
+    def _chat_attempt(self, body: dict[str, Any]) -> Iterator[Event]:
+        yielded = False
+        try:
+            with self._client.stream("POST", self.chat_path, json=body) as response:
+                if response.is_error:
+                    response.read()
+                    raise self._status_error(response, path=self.chat_path, model=self.model)
+                for event in self._read_stream(response.iter_lines()):
+                    yielded = True
+                    yield event
+        except httpx.TransportError as error:
+            raise self._transport_error(error, partial=yielded) from error
+
+    def _transport_error(self, error: httpx.TransportError, *, partial: bool) -> LLMError:
+        """The docai error for a network-level failure (as opposed to an HTTP error status)."""
+        url = self.base_url
+        if isinstance(error, httpx.ConnectError | httpx.ConnectTimeout | httpx.UnsupportedProtocol):
+            return ServerUnreachable(self.unreachable_template.format(url=url), url=url)
+        if isinstance(error, httpx.TimeoutException):
+            return ResponseTimeout(
+                messages.LLM_TIMEOUT.format(model=self.model, seconds=self._read_timeout)
+            )
+        return self._interrupted(str(error) or type(error).__name__, partial=partial)
+
+    def _interrupted(self, reason: str, *, partial: bool) -> StreamInterrupted:
+        template = messages.LLM_INTERRUPTED if partial else messages.LLM_DROPPED
+        return StreamInterrupted(template.format(url=self.base_url, reason=reason), partial=partial)
+
+    def _stream_error(self, error: object) -> StreamError:
+        """An `error` object inside a stream that started with HTTP 200."""
+        detail = _error_text(error)
+        return StreamError(
+            messages.LLM_STREAM_ERROR.format(url=self.base_url, detail=detail),
+            server_message=detail,
+            status=200,
+        )
 
 
 def retrying(attempt: Callable[[], Iterator[T]], policy: RetryPolicy) -> Iterator[T]:
@@ -86,22 +243,10 @@ def call_with_retries(attempt: Callable[[], T], policy: RetryPolicy) -> T:
     return attempt()
 
 
-def transport_error(
-    error: httpx.TransportError,
-    *,
-    url: str,
-    unreachable_message: str,
-    timeout_message: str,
-    partial: bool,
-) -> LLMError:
-    """The docai error for a network-level failure (as opposed to an HTTP error status)."""
-    if isinstance(error, httpx.ConnectError | httpx.ConnectTimeout | httpx.UnsupportedProtocol):
-        return ServerUnreachable(unreachable_message, url=url)
-    if isinstance(error, httpx.TimeoutException):
-        return ResponseTimeout(timeout_message)
-    reason = str(error) or type(error).__name__
-    template = messages.LLM_INTERRUPTED if partial else messages.LLM_DROPPED
-    return StreamInterrupted(template.format(url=url, reason=reason), partial=partial)
+def response_text(response: httpx.Response, detail: str | None) -> str:
+    """What to quote from an error response: its JSON error text, else its body, else the
+    status phrase."""
+    return detail or response.text.strip()[:200] or response.reason_phrase
 
 
 def error_detail(body: str) -> str | None:
@@ -115,7 +260,10 @@ def error_detail(body: str) -> str | None:
         return None
     if not isinstance(data, dict) or "error" not in data:
         return None
-    error = data["error"]
+    return _error_text(data["error"])
+
+
+def _error_text(error: object) -> str:
     if isinstance(error, dict):
         return str(error.get("message") or error)
     return str(error)
@@ -130,3 +278,20 @@ def parse_json_object(line: str, *, url: str) -> dict[str, object]:
     if not isinstance(data, dict):
         raise MalformedResponse(messages.LLM_MALFORMED.format(url=url, line=line[:120]))
     return data
+
+
+def object_field(data: dict[str, Any], key: str) -> dict[str, Any]:
+    """`data[key]` when it is a JSON object, else {}: a server that sends junk in a field
+    gets that field ignored, never a crash."""
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def text_field(data: dict[str, Any], key: str) -> str:
+    value = data.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def count_field(data: dict[str, Any], key: str) -> int | None:
+    value = data.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

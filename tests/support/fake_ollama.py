@@ -52,17 +52,14 @@ class RecordedRequest:
 
 @dataclass(frozen=True, slots=True)
 class FakeModel:
-    name: str  # with tag, as /api/tags lists it: "deepseek-r1:latest"
+    name: str  # with tag: "deepseek-r1:latest"
     capabilities: tuple[str, ...] = ("completion", "thinking")
-    context_length: int = 131072
-    architecture: str = "qwen2"
-    parameter_size: str = "7.6B"
 
 
 DEFAULT_MODELS = (
     FakeModel("deepseek-r1:latest"),
-    FakeModel("llama3.2:latest", ("completion", "tools"), 131072, "llama", "3.2B"),
-    FakeModel("nomic-embed-text:latest", ("embedding",), 2048, "nomic-bert", "137M"),
+    FakeModel("llama3.2:latest", ("completion", "tools")),
+    FakeModel("nomic-embed-text:latest", ("embedding",)),
 )
 
 
@@ -246,22 +243,107 @@ class FakeServer:
         raise NotImplementedError
 
 
-class FakeOllama(FakeServer):
-    """Ollama's API with scenario knobs.
+
+class FakeChatServer(FakeServer):
+    """The scenario knobs and the streaming loop both fake model servers share.
 
     reply            the answer text, or a function of the request body returning it
     thinking         the reasoning text (same forms as reply)
-    think_shape      "field": reasoning in `message.thinking` when think is true or omitted
-                     (a new server); "inline": `<think>...</think>` in the content whatever
-                     `think` says (a server before 0.9); "none": never any reasoning
+    think_shape      "field": reasoning in its own field; "inline": `<think>...</think>` in
+                     the content; "none": never any reasoning
     chunks           exact content pieces to stream (overrides reply and inline thinking)
-    raw_lines        exact body lines of a streamed chat (hand-made or malformed chunks)
     chunk_size       characters per content chunk; None: one word per chunk
     chunk_delay      seconds between chunks; first_token_delay: before the response starts
-                     (Ollama sends nothing while it loads the model)
-    error_after      after N chunks, send `{"error": error_message}` in the 200 stream
+                     (a server sends nothing while it loads the model)
+    error_after      after N chunks, send an error object in the 200 stream
     drop_after       after N chunks, drop the connection without ending the body
-    fail_first       answer the next N generation/embed requests with fail_status (503/429)
+    fail_first       answer the next N generation requests with fail_status (503/429)
+    """
+
+    def __init__(
+        self,
+        *,
+        reply: Reply,
+        thinking: Reply,
+        think_shape: ThinkShape,
+        chunks: Sequence[str] | None,
+        chunk_size: int | None,
+        chunk_delay: float,
+        first_token_delay: float,
+        error_after: int | None,
+        error_message: str,
+        drop_after: int | None,
+        fail_first: int,
+        fail_status: int,
+        port: int,
+    ) -> None:
+        super().__init__(port=port, fail_first=fail_first)
+        self.reply = reply
+        self.thinking = thinking
+        self.think_shape = think_shape
+        self.chunks = chunks
+        self.chunk_size = chunk_size
+        self.chunk_delay = chunk_delay
+        self.first_token_delay = first_token_delay
+        self.error_after = error_after
+        self.error_message = error_message
+        self.drop_after = drop_after
+        self.fail_status = fail_status
+
+    def pieces(
+        self, body: dict[str, Any], *, inline: bool, field: bool
+    ) -> tuple[list[str], list[str]]:
+        """(reasoning pieces, content pieces) of one reply, per the knobs; `inline`/`field`
+        say whether this request may get reasoning in that shape at all."""
+        reply = _resolve(self.reply, body)
+        thinking = _resolve(self.thinking, body)
+        split = (lambda t: split_every(t, self.chunk_size)) if self.chunk_size else split_words
+        if self.chunks is not None:
+            content = list(self.chunks)
+        elif self.think_shape == "inline" and inline:
+            content = split(f"<think>\n{thinking}\n</think>\n\n{reply}")
+        else:
+            content = split(reply)
+        reasoning = split(thinking) if self.think_shape == "field" and field else []
+        return reasoning, content
+
+    def stream(
+        self,
+        respond: Responder,
+        content_type: str,
+        lines: list[bytes],
+        *,
+        error_line: bytes,
+        end_lines: list[bytes],
+    ) -> None:
+        """Send `lines` one by one, then `end_lines`, with the delay, error and drop knobs."""
+        respond.start_stream(content_type)
+        for sent, line in enumerate(lines):
+            if sent == self.drop_after:
+                respond.abort()
+                return
+            if sent == self.error_after:
+                respond.write_chunk(error_line)
+                respond.end_stream()
+                return
+            if sent:
+                time.sleep(self.chunk_delay)
+            respond.write_chunk(line)
+        if len(lines) == self.drop_after:
+            respond.abort()
+            return
+        for line in end_lines:
+            respond.write_chunk(line)
+        respond.end_stream()
+
+
+class FakeOllama(FakeChatServer):
+    """Ollama's API with the FakeChatServer knobs, and:
+
+    think_shape      "field": reasoning in `message.thinking` when think is true or omitted
+                     (a new server); "inline": `<think>` tags whatever `think` says (a server
+                     before 0.9)
+    raw_lines        exact body lines of a streamed chat (hand-made or malformed chunks)
     models           the pulled models; others get 404 `model '<name>' not found`; think=true
                      on a model without "thinking" gets 400; chat on an embedding model 400
     missing_paths    endpoints this "old server" lacks (plain-text 404 page not found)
@@ -285,25 +367,17 @@ class FakeOllama(FakeServer):
         fail_status: int = 503,
         models: Sequence[FakeModel] = DEFAULT_MODELS,
         missing_paths: Sequence[str] = (),
-        version: str = "0.12.6",
         port: int = 0,
     ) -> None:
-        super().__init__(port=port, fail_first=fail_first)
-        self.reply = reply
-        self.thinking = thinking
-        self.think_shape = think_shape
-        self.chunks = chunks
+        super().__init__(
+            reply=reply, thinking=thinking, think_shape=think_shape, chunks=chunks,
+            chunk_size=chunk_size, chunk_delay=chunk_delay, first_token_delay=first_token_delay,
+            error_after=error_after, error_message=error_message, drop_after=drop_after,
+            fail_first=fail_first, fail_status=fail_status, port=port,
+        )
         self.raw_lines = raw_lines
-        self.chunk_size = chunk_size
-        self.chunk_delay = chunk_delay
-        self.first_token_delay = first_token_delay
-        self.error_after = error_after
-        self.error_message = error_message
-        self.drop_after = drop_after
-        self.fail_status = fail_status
         self.models = tuple(models)
         self.missing_paths = tuple(missing_paths)
-        self.version = version
 
     def __enter__(self) -> FakeOllama:
         self.start()
@@ -320,18 +394,14 @@ class FakeOllama(FakeServer):
     ) -> None:
         routes: dict[tuple[str, str], Callable[[Responder, Any], None]] = {
             ("GET", "/"): lambda r, _: r.send_text(200, "Ollama is running"),
-            ("GET", "/api/version"): lambda r, _: r.send_json(200, {"version": self.version}),
-            ("GET", "/api/tags"): self._tags,
-            ("POST", "/api/show"): self._show,
             ("POST", "/api/chat"): self._chat,
-            ("POST", "/api/generate"): self._generate,
             ("POST", "/api/embed"): self._embed,
         }
         route = routes.get((method, path))
         if route is None or path in self.missing_paths:
             respond.send_text(404, "404 page not found")
             return
-        if path in ("/api/chat", "/api/generate", "/api/embed") and self._take_failure():
+        if path in ("/api/chat", "/api/embed") and self._take_failure():
             respond.send_json(self.fail_status, {"error": _busy_text(self.fail_status)})
             return
         route(respond, body or {})
@@ -348,32 +418,6 @@ class FakeOllama(FakeServer):
         return model
 
     # --- endpoints -------------------------------------------------------------------------
-    def _tags(self, respond: Responder, body: Any) -> None:
-        respond.send_json(200, {"models": [_tag_entry(m) for m in self.models]})
-
-    def _show(self, respond: Responder, body: dict[str, Any]) -> None:
-        model = self._model_or_404(respond, body)
-        if model is None:
-            return
-        arch = model.architecture
-        respond.send_json(
-            200,
-            {
-                "modelfile": f"FROM {model.name}\n",
-                "parameters": 'stop "<｜end▁of▁sentence｜>"',
-                "template": "{{ .Prompt }}",
-                "details": _details(model),
-                "model_info": {
-                    "general.architecture": arch,
-                    "general.parameter_count": 7615616512,
-                    f"{arch}.context_length": model.context_length,
-                    f"{arch}.embedding_length": 3584,
-                },
-                "capabilities": list(model.capabilities),
-                "modified_at": "2026-11-01T10:00:00Z",
-            },
-        )
-
     def _embed(self, respond: Responder, body: dict[str, Any]) -> None:
         model = self._model_or_404(respond, body)
         if model is None:
@@ -392,12 +436,6 @@ class FakeOllama(FakeServer):
         )
 
     def _chat(self, respond: Responder, body: dict[str, Any]) -> None:
-        self._generation(respond, body, chat=True)
-
-    def _generate(self, respond: Responder, body: dict[str, Any]) -> None:
-        self._generation(respond, body, chat=False)
-
-    def _generation(self, respond: Responder, body: dict[str, Any], *, chat: bool) -> None:
         model = self._model_or_404(respond, body)
         if model is None:
             return
@@ -409,7 +447,11 @@ class FakeOllama(FakeServer):
         if think is True and "thinking" not in model.capabilities:
             respond.send_json(400, {"error": f'"{requested}" does not support thinking'})
             return
-        pieces = self._pieces(body, model)
+        # An old server inlines the tags whatever `think` says; a new one obeys think=false.
+        can_think = "thinking" in model.capabilities
+        reasoning, content = self.pieces(
+            body, inline=can_think, field=can_think and body.get("think") is not False
+        )
         time.sleep(self.first_token_delay)
         if self.raw_lines is not None:
             respond.start_stream("application/x-ndjson")
@@ -417,55 +459,14 @@ class FakeOllama(FakeServer):
                 respond.write_chunk(line.encode() + b"\n")
             respond.end_stream()
             return
-        if body.get("stream", True) is False:
-            respond.send_json(200, _whole(requested, pieces, chat=chat, prompt=_prompt_words(body)))
-            return
-        self._stream(respond, requested, pieces, chat=chat, prompt_words=_prompt_words(body))
-
-    def _pieces(self, body: dict[str, Any], model: FakeModel) -> list[tuple[str, str]]:
-        """The stream as (field, text) pairs, field being "thinking" or "content"."""
-        reply = _resolve(self.reply, body)
-        thinking = _resolve(self.thinking, body)
-        split = (lambda t: split_every(t, self.chunk_size)) if self.chunk_size else split_words
-        think = body.get("think")
-        thinks = "thinking" in model.capabilities and think is not False
-        if self.chunks is not None:
-            content = list(self.chunks)
-        elif self.think_shape == "inline" and "thinking" in model.capabilities:
-            content = split(f"<think>\n{thinking}\n</think>\n\n{reply}")
-        else:
-            content = split(reply)
-        reasoning = split(thinking) if self.think_shape == "field" and thinks else []
-        return [("thinking", t) for t in reasoning] + [("content", t) for t in content]
-
-    def _stream(
-        self,
-        respond: Responder,
-        model: str,
-        pieces: list[tuple[str, str]],
-        *,
-        chat: bool,
-        prompt_words: int,
-    ) -> None:
-        respond.start_stream("application/x-ndjson")
-        for sent, (field, text) in enumerate(pieces):
-            if sent == self.drop_after:
-                respond.abort()
-                return
-            if sent == self.error_after:
-                respond.write_chunk(_line({"error": self.error_message}))
-                respond.end_stream()
-                return
-            if sent:
-                time.sleep(self.chunk_delay)
-            respond.write_chunk(_line(_chunk(model, field, text, chat=chat)))
-        if len(pieces) == self.drop_after:
-            respond.abort()
-            return
-        final = _chunk(model, "content", "", chat=chat) | {"done": True}
-        final |= _metrics(prompt_words, len(pieces))
-        respond.write_chunk(_line(final))
-        respond.end_stream()
+        lines = [_line(_chunk(requested, "thinking", t)) for t in reasoning]
+        lines += [_line(_chunk(requested, "content", t)) for t in content]
+        final = _chunk(requested, "content", "") | {"done": True}
+        final |= _metrics(_prompt_words(body), len(lines))
+        self.stream(
+            respond, "application/x-ndjson", lines,
+            error_line=_line({"error": self.error_message}), end_lines=[_line(final)],
+        )
 
 
 def _resolve(value: Reply, body: dict[str, Any]) -> str:
@@ -473,9 +474,7 @@ def _resolve(value: Reply, body: dict[str, Any]) -> str:
 
 
 def _prompt_words(body: dict[str, Any]) -> int:
-    texts = [m.get("content", "") for m in body.get("messages", [])]
-    texts += [body.get("prompt", ""), body.get("system", "")]
-    return sum(len(str(t).split()) for t in texts)
+    return sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
 
 
 def _busy_text(status: int) -> str:
@@ -484,37 +483,11 @@ def _busy_text(status: int) -> str:
     return "too many requests"
 
 
-def _details(model: FakeModel) -> dict[str, Any]:
-    return {
-        "parent_model": "",
-        "format": "gguf",
-        "family": model.architecture,
-        "families": [model.architecture],
-        "parameter_size": model.parameter_size,
-        "quantization_level": "Q4_K_M",
-    }
-
-
-def _tag_entry(model: FakeModel) -> dict[str, Any]:
-    return {
-        "name": model.name,
-        "model": model.name,
-        "modified_at": "2026-11-01T10:00:00Z",
-        "size": 4683075271,
-        "digest": hashlib.sha256(model.name.encode()).hexdigest(),
-        "details": _details(model),
-    }
-
-
-def _chunk(model: str, field: str, text: str, *, chat: bool) -> dict[str, Any]:
-    if chat:
-        message = {"role": "assistant", "content": text if field == "content" else ""}
-        if field == "thinking":
-            message["thinking"] = text
-        return {"model": model, "created_at": now_iso(), "message": message, "done": False}
-    chunk = {"model": model, "created_at": now_iso(), "response": "", "done": False}
-    chunk["thinking" if field == "thinking" else "response"] = text
-    return chunk
+def _chunk(model: str, field: str, text: str) -> dict[str, Any]:
+    message = {"role": "assistant", "content": text if field == "content" else ""}
+    if field == "thinking":
+        message["thinking"] = text
+    return {"model": model, "created_at": now_iso(), "message": message, "done": False}
 
 
 def _metrics(prompt_words: int, eval_count: int) -> dict[str, Any]:
@@ -527,18 +500,6 @@ def _metrics(prompt_words: int, eval_count: int) -> dict[str, Any]:
         "eval_count": eval_count,
         "eval_duration": 1_000_000_000,
     }
-
-
-def _whole(model: str, pieces: list[tuple[str, str]], *, chat: bool, prompt: int) -> dict[str, Any]:
-    content = "".join(t for f, t in pieces if f == "content")
-    thinking = "".join(t for f, t in pieces if f == "thinking")
-    result = _chunk(model, "content", content, chat=chat) | {"done": True}
-    if thinking:
-        if chat:
-            result["message"]["thinking"] = thinking
-        else:
-            result["thinking"] = thinking
-    return result | _metrics(prompt, len(pieces))
 
 
 def _line(payload: dict[str, Any]) -> bytes:
