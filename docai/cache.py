@@ -133,7 +133,7 @@ def save(directory: Path, cached: CachedIndex) -> None:
     }
     manifest_bytes = json.dumps(manifest, ensure_ascii=False, separators=(",", ":")).encode()
     with _locked(directory, fcntl.LOCK_EX, create=True):
-        _write_atomic(
+        write_atomic(
             directory / ARRAYS_NAME,
             lambda handle: np.savez(
                 handle,
@@ -144,7 +144,7 @@ def save(directory: Path, cached: CachedIndex) -> None:
                 generation=np.asarray(generation),
             ),
         )
-        _write_atomic(directory / MANIFEST_NAME, lambda handle: handle.write(manifest_bytes))
+        write_atomic(directory / MANIFEST_NAME, lambda handle: handle.write(manifest_bytes))
 
 
 @contextmanager
@@ -165,7 +165,7 @@ def _locked(directory: Path, mode: int, *, create: bool) -> Iterator[None]:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
-def _write_atomic(path: Path, write: Callable[[IO[bytes]], object]) -> None:
+def write_atomic(path: Path, write: Callable[[IO[bytes]], object]) -> None:
     handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed or deleted below)
         dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
     )

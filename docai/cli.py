@@ -177,6 +177,7 @@ def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    _reopen_closed_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -192,3 +193,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (e.g. `docai search ... | head`): nothing left to say.
         sys.stderr.close()
         return 0
+    except Exception as error:  # noqa: BLE001 - last resort: one line, not a traceback
+        if os.environ.get("DOCAI_DEBUG"):
+            raise
+        print(messages.UNEXPECTED_ERROR.format(kind=type(error).__name__, message=error),
+              file=sys.stderr)
+        return 70
+
+
+def _reopen_closed_streams() -> None:
+    """`docai ... >&-` starts Python with sys.stdout None; writing there must not crash."""
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115

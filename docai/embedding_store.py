@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from docai import messages
-from docai.cache import _write_atomic  # one atomic writer for every cache file
+from docai.cache import write_atomic  # one atomic writer for every cache file
 from docai.errors import CacheError
 
 FORMAT_VERSION = 1
@@ -116,7 +116,7 @@ def load(path: Path, model: str) -> StoredVectors | None:
 def save(path: Path, stored: StoredVectors) -> None:
     """Write atomically. Raises OSError when the folder is unwritable."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    _write_atomic(
+    write_atomic(
         path,
         lambda handle: np.savez(
             handle,

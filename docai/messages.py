@@ -9,6 +9,10 @@ from __future__ import annotations
 # --- general / CLI -------------------------------------------------------------------------
 ERROR_PREFIX = "docai: erro: {message}"
 INTERRUPTED = "Interrompido."
+UNEXPECTED_ERROR = (
+    "docai: erro inesperado ({kind}: {message}). Rode de novo com DOCAI_DEBUG=1 para ver "
+    "os detalhes e, por favor, relate o problema."
+)
 BAD_CHUNK_SIZE = (
     "o tamanho do trecho deve ser de pelo menos {minimum} tokens, recebi {value} "
     "(tente --chunk-tokens 512)"
@@ -21,6 +25,7 @@ BAD_TOP_K = "-k/--top-k deve ser pelo menos 1, recebi {value}"
 BAD_NUM_CTX = "--num-ctx deve ser pelo menos 512 tokens, recebi {value}"
 BAD_TEMPERATURE = "--temperature deve ser um número finito, 0 ou maior (ex.: 0.2), recebi {value}"
 BAD_READ_TIMEOUT = "--read-timeout deve ser um número positivo de segundos, recebi {value}"
+BAD_MIN_SCORE = "--min-score é uma cobertura (0 a 1; acima de 1 nenhum trecho passa), recebi {value} (tente --min-score 0.6)"
 BAD_CHOICE = "{option} deve ser {choices}, recebi {value!r}"
 DOCS_MISSING = (
     "a pasta de documentos {path} não existe. Indique outra com --docs PASTA "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,7 +68,13 @@ class Settings:
             raise SettingsError(messages.BAD_TOP_K.format(value=self.top_k))
         if self.num_ctx < 512:
             raise SettingsError(messages.BAD_NUM_CTX.format(value=self.num_ctx))
-        if self.read_timeout <= 0:
+        if not math.isfinite(self.temperature) or self.temperature < 0:
+            # JSON cannot carry nan/inf, and servers reject negative temperatures.
+            raise SettingsError(messages.BAD_TEMPERATURE.format(value=self.temperature))
+        bar = self.min_score
+        if bar is not None and not (math.isfinite(bar) and bar >= 0):
+            raise SettingsError(messages.BAD_MIN_SCORE.format(value=self.min_score))
+        if not math.isfinite(self.read_timeout) or self.read_timeout <= 0:
             raise SettingsError(messages.BAD_READ_TIMEOUT.format(value=self.read_timeout))
         _check_choice("--backend", self.backend, ("ollama", "openai"))
         _check_choice("--retrieval", self.retrieval, ("hybrid", "tfidf", "bm25"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Iterator, Sequence
 from types import TracebackType
@@ -52,9 +51,6 @@ def make_backend(settings: Settings, environ: dict[str, str] | None = None) -> C
     The OpenAI backend reads its optional API key from OPENAI_API_KEY in `environ`
     (default: the process environment).
     """
-    if not math.isfinite(settings.temperature) or settings.temperature < 0:
-        # JSON cannot carry nan/inf, and servers reject negative temperatures.
-        raise SettingsError(messages.BAD_TEMPERATURE.format(value=settings.temperature))
     if settings.backend == "openai":
         from docai.llm.openai import OpenAIClient
 
