@@ -29,11 +29,13 @@ from docai.index import SearchIndex, TermMatrix
 from docai.loading import discover, source_name
 from docai.models import Notice, Skipped
 from docai.pipeline import ParsedFile, parse_file
-from docai.progress import file_progress
+from docai.progress import progress_bar
 from docai.settings import ChunkSettings, Settings
 
 # Below this many files to parse, starting worker processes costs more than it saves.
 MIN_FILES_FOR_WORKERS = 16
+# Below this many files parsing takes about a second: a bar would only flicker.
+MIN_FILES_FOR_BAR = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,10 +187,12 @@ def _tracked(
     results: Iterable[ParsedFile], total: int, progress: bool, done: int = 0
 ) -> list[ParsedFile]:
     collected: list[ParsedFile] = []
-    with file_progress(total, enabled=progress, done=done) as advance:
+    with progress_bar(
+        messages.PROGRESS_PARSING, total, enabled=progress, minimum=MIN_FILES_FOR_BAR, done=done
+    ) as advance:
         for result in results:
             collected.append(result)
-            advance()
+            advance(1)
     return collected
 
 

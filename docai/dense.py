@@ -15,23 +15,20 @@ to lexical retrieval alone.
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 from cachetools import LRUCache
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from docai import embedding_store, messages
 from docai.errors import CacheError
 from docai.fusion import top
 from docai.llm.errors import LLMError, MalformedResponse, ModelNotFound, ServerError
 from docai.models import Chunk
+from docai.progress import progress_bar
 from docai.settings import Settings
 
 # Texts per /api/embed request from here: small enough that the progress bar moves and a
@@ -122,7 +119,9 @@ def build_dense_index(
     dropped = len(known.keys() - texts.keys())
     try:
         missing = [key for key in texts if key not in known]
-        with _embedding_progress(len(missing), enabled=progress) as advance:
+        with progress_bar(
+            messages.DENSE_PROGRESS, len(missing), enabled=progress, minimum=MIN_CHUNKS_FOR_BAR
+        ) as advance:
             _embed_into(fresh, missing, texts, embedder, model, advance)
             if not _compatible(known, fresh):
                 notices.append(_rebuilt(model, messages.DENSE_DIMENSION_CHANGED.format(
@@ -341,22 +340,3 @@ def _stack(rows: list[np.ndarray], dimension: int) -> np.ndarray:
     if not rows:
         return np.zeros((0, dimension), dtype=np.float32)
     return np.stack(rows).astype(np.float32, copy=False)
-
-
-@contextmanager
-def _embedding_progress(total: int, *, enabled: bool) -> Iterator[Callable[[int], None]]:
-    """Yield `advance(count)`; a transient bar on stderr only for long runs on a terminal."""
-    if not enabled or total < MIN_CHUNKS_FOR_BAR or not sys.stderr.isatty():
-        yield lambda count: None
-        return
-    bar = Progress(
-        TextColumn(messages.DENSE_PROGRESS),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    )
-    with bar:
-        task = bar.add_task(messages.DENSE_PROGRESS, total=total)
-        yield lambda count: bar.advance(task, count)

@@ -1,4 +1,5 @@
-"""A progress bar on stderr while many files are parsed; nothing at all when not on a terminal.
+"""A progress bar on stderr for long jobs (parsing files, embedding chunks); nothing at all
+when not on a terminal or when the job is too short for a bar to be more than a flicker.
 
 Stdout stays clean for `--json` and pipes; the bar is transient so it leaves no residue.
 """
@@ -12,20 +13,17 @@ from contextlib import contextmanager
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from docai import messages
-
-# Below this many files parsing takes about a second: a bar would only flicker.
-MIN_FILES_FOR_BAR = 50
-
 
 @contextmanager
-def file_progress(total: int, *, enabled: bool, done: int = 0) -> Iterator[Callable[[], None]]:
-    """Yield `advance()`, to call once per parsed file; `done` files are already parsed."""
-    if not enabled or total < MIN_FILES_FOR_BAR or not sys.stderr.isatty():
-        yield lambda: None
+def progress_bar(
+    label: str, total: int, *, enabled: bool, minimum: int, done: int = 0
+) -> Iterator[Callable[[int], None]]:
+    """Yield `advance(count)`; a bar only when `enabled`, on a terminal, and `total >= minimum`."""
+    if not enabled or total < minimum or not sys.stderr.isatty():
+        yield lambda count: None
         return
     bar = Progress(
-        TextColumn(messages.PROGRESS_PARSING),
+        TextColumn(label),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
@@ -33,5 +31,5 @@ def file_progress(total: int, *, enabled: bool, done: int = 0) -> Iterator[Calla
         transient=True,
     )
     with bar:
-        task = bar.add_task(messages.PROGRESS_PARSING, total=total, completed=done)
-        yield lambda: bar.advance(task)
+        task = bar.add_task(label, total=total, completed=done)
+        yield lambda count: bar.advance(task, count)
