@@ -52,8 +52,11 @@ def summary_lines(report: BuildReport, docs_dir: Path, cache_dir: Path) -> list[
 
 
 def update_line(report: BuildReport) -> str | None:
-    """A short note when files were (re)read, for commands that are not about the index."""
-    if not (report.new or report.changed or report.removed):
+    """A short note when files were (re)read, for commands that are not about the index.
+
+    None when nothing was indexed: "the folder has no documents" already says it all, and
+    counting skipped files as "new" would contradict it."""
+    if report.chunks == 0 or not (report.new or report.changed or report.removed):
         return None
     return messages.SEARCH_UPDATED.format(
         new=report.new, changed=report.changed, removed=report.removed
