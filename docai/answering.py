@@ -56,13 +56,6 @@ class Retrieved:
 
 
 @dataclass(frozen=True, slots=True)
-class FallbackUsed:
-    """No passage cleared the bar; the answer comes from this whole file."""
-
-    source: str
-
-
-@dataclass(frozen=True, slots=True)
 class CacheReplay:
     """The answer that follows is replayed from the cache, not generated again."""
 
@@ -85,7 +78,7 @@ class ModelFailed:
 
 AnswerEvent = (
     Retrieved
-    | FallbackUsed
+    | Fallback
     | NotCovered
     | CacheReplay
     | AnswerWarning
@@ -160,7 +153,7 @@ class Answerer:
         self._backend.close()
 
     def answer(self, question: str) -> Iterator[AnswerEvent]:
-        """Events for one question, in order: Retrieved | FallbackUsed | NotCovered, then
+        """Events for one question, in order: Retrieved | Fallback | NotCovered, then
         warnings, then (CacheReplay,) thinking/text deltas and Done, or ModelFailed.
 
         Lazy: nothing happens until iteration starts; closing the iterator (Ctrl-C) closes
@@ -184,7 +177,7 @@ class Answerer:
                 num_ctx=self._settings.num_ctx,
                 encoding=self._settings.chunking.encoding,
             )
-            yield FallbackUsed(verdict.source)
+            yield verdict
             extractive = self._first_passage(verdict.source)
         else:
             yield NotCovered()

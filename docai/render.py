@@ -16,7 +16,6 @@ from docai.answering import (
     AnswerEvent,
     AnswerWarning,
     CacheReplay,
-    FallbackUsed,
     ModelFailed,
     NotCovered,
     Retrieved,
@@ -25,6 +24,7 @@ from docai.build import BuildReport
 from docai.llm.events import TextDelta, ThinkingDelta
 from docai.models import Hit
 from docai.report import status_lines, update_line
+from docai.retrieval import Fallback
 
 DIM = "\x1b[2m"
 RESET = "\x1b[0m"
@@ -60,7 +60,7 @@ class AnswerPrinter:
     def show(self, event: AnswerEvent) -> None:
         if isinstance(event, Retrieved):
             self.sources = event.hits
-        elif isinstance(event, FallbackUsed):
+        elif isinstance(event, Fallback):
             self.fallback_source = event.source
             self._line(self._dim(messages.ANSWER_FALLBACK.format(source=event.source)))
         elif isinstance(event, NotCovered):

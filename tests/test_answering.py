@@ -13,7 +13,6 @@ from docai.answering import (
     AnswerEvent,
     AnswerWarning,
     CacheReplay,
-    FallbackUsed,
     ModelFailed,
     NotCovered,
     Retrieved,
@@ -22,6 +21,7 @@ from docai.build import open_index
 from docai.llm.errors import EmptyAnswer, ServerUnreachable
 from docai.llm.events import Done, TextDelta
 from docai.llm.ollama import OllamaClient
+from docai.retrieval import Fallback
 from docai.settings import Settings
 from tests.support.fake_ollama import FakeOllama, echo_last_user_message
 
@@ -99,7 +99,7 @@ def test_answer_streams_from_the_retrieved_passages(docs: Path, fake: FakeOllama
 def test_no_passage_over_the_bar_answers_from_the_best_file(docs: Path, fake: FakeOllama) -> None:
     answerer = make_answerer(docs, fake.url, min_score=1.01)  # no passage can clear it
     events = list(answerer.answer("qual é o padrão da janela?"))
-    assert FallbackUsed("config.md") in events
+    assert Fallback("config.md") in events
     assert answer_text(events) == REPLY
     user = fake.chat_requests[0]["messages"][1]["content"]
     assert "No passage matched the question closely" in user
