@@ -326,8 +326,12 @@ class Analyzer:
 
 
 @functools.cache
+@functools.cache
 def default_analyzer() -> Analyzer:
-    """The analyzer the index and its callers share unless told otherwise."""
+    """The analyzer the index and its callers share unless told otherwise.
+
+    One per process, so its stem caches serve every chunk a build worker analyses and
+    every question a session asks, instead of starting cold for each call."""
     return Analyzer()
 
 
@@ -339,11 +343,6 @@ def analyze(text: str) -> list[str]:
 def analyze_query(text: str) -> list[str]:
     """The terms of a question (both stems of each word; see the module docstring)."""
     return default_analyzer().query_terms(text)
-
-
-def analyze_concepts(text: str) -> list[Concept]:
-    """The concepts of a question (each word's alternative terms; see `Analyzer`)."""
-    return default_analyzer().query_concepts(text)
 
 
 def chunk_terms(chunk: Chunk) -> list[str]:

@@ -303,12 +303,6 @@ class SearchIndex:
                 return chosen
             size *= 4
 
-    def best_source(self, question: str) -> str | None:
-        """The file covering most of the question, ignoring the bar; None when no question
-        term is known at all."""
-        return self.best_file(question)[0]
-
-
 def _ranked(
     candidates: np.ndarray, scores: np.ndarray, tiebreak: np.ndarray, depth: int
 ) -> tuple[np.ndarray, np.ndarray]:

@@ -72,7 +72,7 @@ def test_identifier_found_by_part_and_ranked_first_when_spelled_whole(method):
 def test_question_without_known_terms_finds_nothing(question):
     index = _index()
     assert index.search(question, 3, min_score=0.0) == []
-    assert index.best_source(question) is None
+    assert index.best_file(question)[0] is None
 
 
 @pytest.mark.parametrize("method", ["hybrid", "tfidf", "bm25"])
@@ -176,10 +176,10 @@ def test_best_source_is_the_file_sharing_most_question_terms():
         "b.md": [("Rede", "Set the proxy here."), ("Limits", "The timeout and the retries.")],
     }
     index = _index(docs)
-    assert index.best_source("proxy timeout retries") == "b.md"
-    assert index.best_source("proxy") == "a.md"
+    assert index.best_file("proxy timeout retries")[0] == "b.md"
+    assert index.best_file("proxy")[0] == "a.md"
     assert index.search("proxy timeout retries", 3, min_score=1.01) == []
-    assert index.best_source("proxy timeout retries") == "b.md"
+    assert index.best_file("proxy timeout retries")[0] == "b.md"
 
 
 def _per_file(docs) -> dict[str, TermMatrix]:
@@ -255,7 +255,7 @@ def test_empty_index_finds_nothing():
     index = SearchIndex([], TermMatrix.from_term_lists([]))
     assert len(index) == 0
     assert index.search("proxy", 3) == []
-    assert index.best_source("proxy") is None
+    assert index.best_file("proxy")[0] is None
 
 
 def test_top_breaks_ties_at_the_cut_deterministically():
