@@ -45,12 +45,13 @@ from dataclasses import dataclass, field
 
 import Stemmer
 
+from docai.conjugation import infinitives
 from docai.glossary import ENGLISH_SYNONYMS, PORTUGUESE_TO_ENGLISH
 from docai.models import Chunk
 from docai.stopwords import ENGLISH_ONLY, PORTUGUESE_ONLY, QUESTION_SCAFFOLDING, STOP_WORDS
 
 # Bump whenever the terms produced for a given text change: cached indexes key on it.
-ANALYZER_VERSION = "4"
+ANALYZER_VERSION = "5"
 
 STEM_CACHE_SIZE = 200_000
 
@@ -138,12 +139,14 @@ class Concept:
     cover the thing: true for identifiers, capitalised names ("Netlify") and Portuguese
     words the glossary translates. A lower-case word with no translation that the docs
     lack ("acontece", "tweak") may be the subject, but may as well be a word we could not
-    translate or the user's own phrasing, so it weighs less (`relevance`).
+    translate or the user's own phrasing, so it weighs less (`relevance`). `named` says the
+    user wrote it as a name or identifier: docs that lack it surely miss the subject.
     """
 
     terms: tuple[str, ...]
     specific: bool
     related: tuple[str, ...] = ()
+    named: bool = False
 
     @property
     def alternatives(self) -> tuple[str, ...]:
@@ -292,21 +295,37 @@ class Analyzer:
         for token, is_word in tokens.tokens:
             if not is_word:
                 concepts.append(Concept(tuple(dict.fromkeys(_identifier_terms(token, english))),
-                                        specific=True))
+                                        specific=True, named=True))
                 continue
             extra = portuguese(token)
-            if token in QUESTION_SCAFFOLDING or translations.get(extra) == ():
+            translated = self._translation(token, extra, translations)
+            if token in QUESTION_SCAFFOLDING or translated == ():
                 continue
             stem = english(token)
-            translated = translations.get(extra, ())
+            translated = translated or ()
             terms = (stem,) if extra == stem else (stem, extra)
             related = tuple(s for t in (stem, *translated) for s in self._synonyms.get(t, ()))
             concepts.append(Concept(
                 tuple(dict.fromkeys(terms + translated)),
                 specific=bool(translated) or token in tokens.names,
                 related=tuple(s for s in dict.fromkeys(related) if s not in terms + translated),
+                named=token in tokens.names,
             ))
         return concepts
+
+    def _translation(
+        self, token: str, stem: str, translations: dict[str, tuple[str, ...]]
+    ) -> tuple[str, ...] | None:
+        """The glossary's English stems for a Portuguese word (by its stem, else by the
+        stem of an infinitive it may be a form of); None when the glossary lacks it."""
+        if stem in translations or not translations:
+            return translations.get(stem)
+        portuguese = self._stemmers[PORTUGUESE]
+        for infinitive in infinitives(token):
+            found = translations.get(portuguese(infinitive))
+            if found is not None:
+                return found
+        return None
 
     def query_terms(self, text: str) -> list[str]:
         """Question terms: every alternative of every concept (see `query_concepts`)."""
@@ -325,7 +344,6 @@ class Analyzer:
         return _finish(tokens, stem) + self.terms(" ".join(chunk.heading_path), language)
 
 
-@functools.cache
 @functools.cache
 def default_analyzer() -> Analyzer:
     """The analyzer the index and its callers share unless told otherwise.

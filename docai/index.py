@@ -217,6 +217,7 @@ class SearchIndex:
                 for c in distinct
             ),
             tuple(c.specific for c in distinct),
+            tuple(c.named for c in distinct),
         )
 
     def search(

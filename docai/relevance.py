@@ -31,16 +31,23 @@ import scipy.sparse as sp
 # (a name, an identifier): it may be the subject, so it counts against coverage, but less.
 # Calibrated with the bars by scripts/eval.py.
 UNSPECIFIC_SHARE = 0.25
+# What an unknown *name* (a capitalised word, an identifier: "PostgreSQL", "--dry-run")
+# weighs, in multiples of the rarest known term. The thing a user names is what the
+# question is about; docs that never mention it do not cover it, however well they match
+# the rest ("connect my command to a PostgreSQL database"). Calibrated by scripts/eval.py.
+UNKNOWN_NAME_WEIGHT = 2.0
 
 
 @dataclass(frozen=True, eq=False)
 class Concepts:
     """A question's distinct concepts: the known column ids of each (empty when unknown),
-    and whether each is specific (an unknown specific concept weighs in full against
-    coverage, an unknown unspecific one `UNSPECIFIC_SHARE` of that; see `analysis.Concept`)."""
+    whether each is specific (an unknown specific concept weighs in full against coverage,
+    an unknown unspecific one `UNSPECIFIC_SHARE` of that) and whether it is a name (an
+    unknown one weighs `UNKNOWN_NAME_WEIGHT` times in full); see `analysis.Concept`."""
 
     columns: tuple[np.ndarray, ...]
     specific: tuple[bool, ...]
+    named: tuple[bool, ...]
 
 
 def idf(document_frequency: np.ndarray, rows: int) -> np.ndarray:
@@ -64,8 +71,11 @@ def concept_weights(
     frequency = np.array(
         [document_frequency[c].max(initial=0) for c in concepts.columns], dtype=np.int64
     )
-    counted = (frequency > 0) | np.array(concepts.specific, dtype=bool)
-    return idf(frequency, postings.shape[0]) * np.where(counted, 1.0, share)
+    unknown = frequency == 0
+    specific = np.array(concepts.specific, dtype=bool)
+    named = np.array(concepts.named, dtype=bool)
+    factor = np.select([unknown & named, unknown & ~specific], [UNKNOWN_NAME_WEIGHT, share], 1.0)
+    return idf(frequency, postings.shape[0]) * factor
 
 
 def passages_coverage(

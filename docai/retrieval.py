@@ -23,8 +23,8 @@ DENSE_DEPTH = 100
 
 # Minimum share of the question one file must cover (in any of its chunks) to answer from
 # it when no passage clears the bar; calibrated by scripts/eval.py with the passage bar
-# (`index.DEFAULT_MIN_RELEVANCE`) on the docai and MkDocs sets.
-DEFAULT_MIN_FILE_COVERAGE = 0.8
+# (`index.DEFAULT_MIN_RELEVANCE`) on the docai, MkDocs and Click sets.
+DEFAULT_MIN_FILE_COVERAGE = 0.9
 
 
 @dataclass(frozen=True, slots=True)

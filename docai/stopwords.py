@@ -55,7 +55,7 @@ PORTUGUESE: frozenset[str] = _words(
     ali la ca sempre nunca jamais talvez quase bastante tao
     ok ola oi obrigado obrigada favor
     conseguir consigo consegue conseguem conseguimos da dar jeito maneira forma coisa coisas
-    existe existem
+    existe existem quiser quiserem quisesse ficar fica ficam ficou fique dentro vez vezes alem
     """
 )
 
@@ -93,7 +93,7 @@ STOP_WORDS: frozenset[str] = PORTUGUESE | ENGLISH
 QUESTION_SCAFFOLDING: frozenset[str] = _words(
     """
     way ways possible possibly able now got really actually somehow anyway
-    possivel possiveis
+    possivel possiveis verdade
     """
 )
 

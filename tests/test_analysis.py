@@ -168,3 +168,31 @@ def test_question_scaffolding_is_dropped_from_questions_only():
         analyzer.query_concepts("rebuild")
     )
     assert "way" in analyzer.terms("The way to rebuild", "english")
+
+
+def test_conjugated_portuguese_verbs_find_their_glossary_translation():
+    # First-person forms, as questions use them; Snowball leaves them apart from the
+    # infinitive the glossary holds ("abro" / "abrir", "protejo" / "proteger").
+    for question, english in (
+        ("Como abro o arquivo?", "open"),
+        ("Como mantenho as versões antigas?", "keep"),
+        ("Como protejo a pasta?", "protect"),
+        ("Como restrinjo os valores?", "restrict"),
+        ("Onde leio o registro?", "read"),
+        ("O comando usa a pasta padrão?", "use"),
+    ):
+        assert set(analyze(english)) <= set(analyze_query(question)), question
+
+
+def test_a_noun_that_looks_like_a_verb_form_gets_no_translation():
+    # "carro" could be a form of "carrar": no such entry, so nothing is added.
+    assert analyze_query("Onde fica o carro?") == Analyzer(translate=False).query_terms(
+        "Onde fica o carro?"
+    )
+
+
+def test_names_and_identifiers_are_marked_named_plain_words_are_not():
+    concepts = {c.terms[0]: c for c in Analyzer().query_concepts(
+        "How do I connect my PostgreSQL database with --dry-run?")}
+    assert concepts["postgresql"].named and concepts["--dry-run"].named
+    assert not concepts["databas"].named and not concepts["connect"].named

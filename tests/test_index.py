@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from docai.analysis import analyze_query, chunk_terms
 from docai.fusion import reciprocal_rank_fusion, top
-from docai.index import SearchIndex, TermMatrix
+from docai.index import HYBRID_WEIGHTS, SearchIndex, TermMatrix
 from docai.models import Chunk
 
 DOCS = {
@@ -146,7 +146,8 @@ def test_hybrid_order_is_the_fusion_of_tfidf_and_bm25_orders():
     by_method = {m: _where(_index(method=m, **off).search(question, 20, min_score=0.0))
                  for m in ("tfidf", "bm25", "hybrid")}
     rank = {m: {key: r for r, key in enumerate(by_method[m], start=1)} for m in by_method}
-    fused = {key: 1 / (60 + rank["tfidf"][key]) + 1 / (60 + rank["bm25"][key])
+    tfidf_weight, bm25_weight = HYBRID_WEIGHTS
+    fused = {key: tfidf_weight / (60 + rank["tfidf"][key]) + bm25_weight / (60 + rank["bm25"][key])
              for key in by_method["tfidf"]}
     assert by_method["hybrid"] == sorted(fused, key=lambda key: (-fused[key], key))
 

@@ -59,3 +59,9 @@ def test_a_file_covering_the_question_across_sections_is_the_fallback():
 def test_min_score_zero_always_gives_passages_when_a_word_is_known():
     verdict = retrieve(_index(), "How do I deploy the site to Netlify with Terraform?", 3, 0.0)
     assert isinstance(verdict, Passages) and verdict.hits
+
+
+def test_naming_something_the_docs_never_mention_is_refused_though_the_rest_matches():
+    index = _index()
+    assert isinstance(retrieve(index, "Which proxy address does it use?", 3), Passages)
+    assert retrieve(index, "Which proxy address does Tor use?", 3) == NotCovered()
