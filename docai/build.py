@@ -1,7 +1,8 @@
 """open_index: the search index of a docs folder, reusing the on-disk cache wherever it can.
 
-Files whose size and mtime match the cache are reused without being read; the others are
-hashed, and only those whose bytes changed are parsed, chunked and term-counted, in
+Files whose size and mtime match the cache are reused without being read (unless modified
+within `RACY_WINDOW_NS` of the cache's last write: those could have changed unseen); the
+others are hashed, and only those whose bytes changed are parsed, chunked and term-counted, in
 parallel across cores. The cached counts of the reused files are merged with the fresh
 ones in canonical form (see `counts`), and IDF is computed by `SearchIndex` from the merged
 counts, so an incremental build searches exactly like a full rebuild.
@@ -36,6 +37,10 @@ from docai.settings import ChunkSettings, Settings
 MIN_FILES_FOR_WORKERS = 16
 # Below this many files parsing takes about a second: a bar would only flicker.
 MIN_FILES_FOR_BAR = 50
+# A file modified this close to (or after) the cache's last write may have changed again
+# within one timestamp tick, keeping its size and mtime: it is hashed, not trusted (git's
+# "racily clean" rule). Two seconds cover the coarsest common filesystem clocks (FAT, HFS+).
+RACY_WINDOW_NS = 2_000_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +85,8 @@ def open_index(settings: Settings, *, progress: bool) -> tuple[SearchIndex, Buil
     directory = settings.resolved_cache_dir()
     previous, cache_status = _read_cache(directory, cache_key(settings), settings.rebuild)
     known = {entry.source: entry for entry in previous.files} if previous else {}
-    kept, tasks = _plan(root, sources, known)
+    saved_at = cache.saved_at_ns(directory) if previous else None
+    kept, tasks = _plan(root, sources, known, trusted_before_ns=(saved_at or 0) - RACY_WINDOW_NS)
     scanned = perf_counter()
 
     parsed = {item.source: item for item in _parse_all(root, settings.chunking, tasks, progress)}
@@ -144,14 +150,16 @@ def _read_cache(
 
 
 def _plan(
-    root: Path, sources: list[str], known: dict[str, FileEntry]
+    root: Path, sources: list[str], known: dict[str, FileEntry], *, trusted_before_ns: int
 ) -> tuple[set[str], list[tuple[str, str | None]]]:
-    """Split files into kept (same size and mtime: not even read) and tasks for the workers."""
+    """Split files into kept (same size and mtime, modified before `trusted_before_ns`: not
+    even read) and tasks for the workers (hashed; parsed only if the bytes changed)."""
     kept: set[str] = set()
     tasks: list[tuple[str, str | None]] = []
     for source in sources:
         entry = known.get(source)
-        if entry is not None and _same_stat(root / source, entry):
+        if (entry is not None and entry.mtime_ns < trusted_before_ns
+                and _same_stat(root / source, entry)):
             kept.add(source)
         else:
             tasks.append((source, entry.sha256 if entry else None))

@@ -119,6 +119,14 @@ def load(directory: Path, key: CacheKey) -> CachedIndex | None:
     return CachedIndex(key=key, files=files, vocabulary=vocabulary, counts=counts)
 
 
+def saved_at_ns(directory: Path) -> int | None:
+    """When the cache in `directory` was last written (its manifest's mtime), if it exists."""
+    try:
+        return (directory / MANIFEST_NAME).stat().st_mtime_ns
+    except OSError:
+        return None
+
+
 def save(directory: Path, cached: CachedIndex) -> None:
     """Write atomically under an exclusive lock. Raises OSError when the folder is unwritable."""
     directory.mkdir(parents=True, exist_ok=True)

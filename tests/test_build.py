@@ -109,6 +109,37 @@ def test_touched_but_identical_file_counts_as_unchanged(tmp_path: Path) -> None:
     assert entry.mtime_ns == page.stat().st_mtime_ns
 
 
+def test_edit_keeping_size_and_mtime_right_after_indexing_is_still_seen(tmp_path: Path) -> None:
+    # An editor saving twice within one timestamp tick leaves size and mtime unchanged;
+    # the file was modified just before the cache was written, so it is hashed, not trusted.
+    docs = _docs(tmp_path / "docs", 3)
+    settings = _settings(docs, tmp_path / "cache")
+    open_index(settings, progress=False)
+    page = docs / "parte0" / "pagina00.md"
+    stat = page.stat()
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text.replace("a", "e"), encoding="utf-8")
+    os.utime(page, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert page.stat().st_size == stat.st_size
+    _, report = open_index(settings, progress=False)
+    assert (report.changed, report.unchanged) == (1, 2)
+
+
+def test_files_older_than_the_cache_are_trusted_by_size_and_mtime(tmp_path: Path) -> None:
+    docs = _docs(tmp_path / "docs", 3)
+    settings = _settings(docs, tmp_path / "cache")
+    page = docs / "parte0" / "pagina00.md"
+    long_ago = page.stat().st_mtime_ns - 60_000_000_000
+    for path in docs.rglob("*.md"):
+        os.utime(path, ns=(long_ago, long_ago))
+    open_index(settings, progress=False)
+    # Same size and mtime, content changed: not read at all (the documented trade-off).
+    page.write_text(page.read_text(encoding="utf-8").replace("a", "e"), encoding="utf-8")
+    os.utime(page, ns=(long_ago, long_ago))
+    _, report = open_index(settings, progress=False)
+    assert (report.changed, report.unchanged) == (0, 3)
+
+
 def test_corrupt_cache_is_reported_in_one_line_and_rebuilt(tmp_path: Path) -> None:
     docs = _docs(tmp_path / "docs", 3)
     settings = _settings(docs, tmp_path / "cache")
