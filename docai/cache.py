@@ -141,6 +141,7 @@ def save(directory: Path, cached: CachedIndex) -> None:
     }
     manifest_bytes = json.dumps(manifest, ensure_ascii=False, separators=(",", ":")).encode()
     with _locked(directory, fcntl.LOCK_EX, create=True):
+        _remove_leftovers(directory, (ARRAYS_NAME, MANIFEST_NAME))
         write_atomic(
             directory / ARRAYS_NAME,
             lambda handle: np.savez(
@@ -153,6 +154,14 @@ def save(directory: Path, cached: CachedIndex) -> None:
             ),
         )
         write_atomic(directory / MANIFEST_NAME, lambda handle: handle.write(manifest_bytes))
+
+
+def _remove_leftovers(directory: Path, names: tuple[str, ...]) -> None:
+    """Delete temp files a killed writer left behind. Only called under the exclusive lock,
+    which every writer of these files holds while writing: any temp file seen then is dead."""
+    for name in names:
+        for leftover in directory.glob(f".{name}.*.tmp"):
+            leftover.unlink(missing_ok=True)
 
 
 @contextmanager

@@ -140,6 +140,20 @@ def test_files_older_than_the_cache_are_trusted_by_size_and_mtime(tmp_path: Path
     assert (report.changed, report.unchanged) == (0, 3)
 
 
+def test_temp_files_of_a_killed_write_are_cleaned_up_by_the_next_save(tmp_path: Path) -> None:
+    docs = _docs(tmp_path / "docs", 2)
+    settings = _settings(docs, tmp_path / "cache")
+    directory = settings.resolved_cache_dir()
+    directory.mkdir(parents=True)
+    leftovers = [directory / ".manifest.json.k1ll3d.tmp", directory / ".arrays.npz.k1ll3d.tmp"]
+    for leftover in leftovers:
+        leftover.write_bytes(b"half a write")
+    index, _ = open_index(settings, progress=False)
+    assert len(index) > 0
+    assert not any(leftover.exists() for leftover in leftovers)
+    assert sorted(p.name for p in directory.iterdir() if p.name.endswith(".tmp")) == []
+
+
 def test_corrupt_cache_is_reported_in_one_line_and_rebuilt(tmp_path: Path) -> None:
     docs = _docs(tmp_path / "docs", 3)
     settings = _settings(docs, tmp_path / "cache")
