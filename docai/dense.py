@@ -24,6 +24,7 @@ import numpy as np
 from cachetools import LRUCache
 
 from docai import embedding_store, messages
+from docai.embedding_prompts import prompts_for
 from docai.errors import CacheError
 from docai.fusion import top
 from docai.llm.errors import LLMError, MalformedResponse, ModelNotFound, ServerError
@@ -111,8 +112,10 @@ def build_dense_index(
     model fails part-way, the vectors obtained so far are saved before the `LLMError` is
     raised, so the next attempt resumes instead of starting over.
     """
-    keys = [embedding_store.checksum(chunk.text) for chunk in chunks]
-    texts = dict(zip(keys, (chunk.text for chunk in chunks), strict=True))
+    document_prompt = prompts_for(model).document
+    embedded = [document_prompt + chunk.text for chunk in chunks]
+    keys = [embedding_store.checksum(text) for text in embedded]
+    texts = dict(zip(keys, embedded, strict=True))
     stored, notices = _read_store(store_path, model, rebuild)
     known = stored.by_key() if stored is not None else {}
     fresh: dict[str, np.ndarray] = {}
@@ -161,6 +164,7 @@ class DenseRetriever:
     ) -> None:
         self.index = index
         self.model = model
+        self._query_prompt = prompts_for(model).query
         self._embedder = embedder
         self._questions: LRUCache[str, np.ndarray] = LRUCache(cache_size)
 
@@ -170,7 +174,7 @@ class DenseRetriever:
             return []
         vector = self._questions.get(question)
         if vector is None:
-            vector = _embed(self._embedder, [question], self.model)[0]
+            vector = _embed(self._embedder, [self._query_prompt + question], self.model)[0]
             if vector.shape[0] != self.index.dimension:
                 raise MalformedResponse(messages.DENSE_QUESTION_DIMENSION.format(
                     model=self.model, got=vector.shape[0], expected=self.index.dimension))

@@ -27,7 +27,7 @@ from docai.llm.ollama import OllamaClient
 from docai.models import Chunk
 from tests.support.fake_ollama import EMBED_DIMENSIONS, FakeOllama, Responder
 
-MODEL = "nomic-embed-text"
+MODEL = "all-minilm"  # a model without task prompts: the server sees the texts as they are
 TEXTS = (
     "Instalação\nInstale o pacote com pip install docai no terminal.",
     "Configuração\nO arquivo de configuração fica na pasta do usuário.",
@@ -132,7 +132,7 @@ def test_vectors_of_removed_chunks_are_dropped_from_the_store(
 
 def test_store_is_plain_arrays_named_after_the_model(fake: PickyOllama, store: Path) -> None:
     build(fake, store, TEXTS)
-    assert store.name.startswith("embeddings-nomic-embed-text-")
+    assert store.name.startswith("embeddings-all-minilm-")
     with np.load(store, allow_pickle=False) as npz:
         keys, vectors = npz["keys"], npz["vectors"]
         assert str(npz["model"]) == MODEL and int(npz["dimension"]) == EMBED_DIMENSIONS
@@ -220,6 +220,19 @@ def test_question_ranks_the_chunk_sharing_its_words_first(fake: PickyOllama, sto
     assert ranking[0][1] > ranking[1][1]
     assert len(fake.bodies("/api/embed")) == requests_before  # repeated question: cached
     assert fake.bodies("/api/embed")[-1]["input"] == [question]
+
+
+def test_models_trained_with_task_prompts_get_them_on_passages_and_questions(
+    fake: PickyOllama, tmp_path: Path
+) -> None:
+    model = "nomic-embed-text:latest"
+    store = embedding_store.store_path(tmp_path / "cache", model)
+    with client_for(fake.url) as client:
+        index, _ = build_dense_index(chunks_of(*TEXTS), client, store, model=model)
+        DenseRetriever(index, client, model).rank("como instalo?", 1)
+    sent = embedded_texts(fake)
+    assert sorted(sent[:-1]) == sorted(f"search_document: {text}" for text in TEXTS)
+    assert sent[-1] == "search_query: como instalo?"
 
 
 def run_search(docs: Path, cache: Path, url: str, *extra: str) -> subprocess.CompletedProcess:

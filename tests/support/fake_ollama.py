@@ -60,6 +60,7 @@ DEFAULT_MODELS = (
     FakeModel("deepseek-r1:latest"),
     FakeModel("llama3.2:latest", ("completion", "tools")),
     FakeModel("nomic-embed-text:latest", ("embedding",)),
+    FakeModel("all-minilm:latest", ("embedding",)),
 )
 
 
