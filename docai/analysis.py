@@ -48,7 +48,14 @@ import Stemmer
 from docai.conjugation import infinitives
 from docai.glossary import ENGLISH_SYNONYMS, PORTUGUESE_TO_ENGLISH
 from docai.models import Chunk
-from docai.stopwords import ENGLISH_ONLY, PORTUGUESE_ONLY, QUESTION_SCAFFOLDING, STOP_WORDS
+from docai.stopwords import (
+    ENGLISH_ONLY,
+    PORTUGUESE_ONLY,
+    QUESTION_SCAFFOLDING,
+    QUESTION_SCAFFOLDING_PHRASES,
+    STOP_WORDS,
+)
+from docai.tokens import get_encoding
 
 # Bump whenever the terms produced for a given text change: cached indexes key on it.
 ANALYZER_VERSION = "5"
@@ -67,6 +74,9 @@ _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]{2}")
 # identifier that no passage spells, and counts as a specific subject the docs lack.
 _ENCLITIC = re.compile(
     r"([^\W\d_]{3,})-(?:o|a|os|as|lo|la|los|las|no|na|nos|nas|lhe|lhes|me|te|se)"
+)
+_SCAFFOLDING_PHRASE = re.compile(
+    r"\b(?:" + "|".join(re.escape(p) for p in QUESTION_SCAFFOLDING_PHRASES) + r")\b", re.IGNORECASE
 )
 _APOSTROPHE = re.compile(r"(?<=\w)['’](?=\w)")
 _COMBINING_MARKS = re.compile(
@@ -136,8 +146,9 @@ class Concept:
     whether a passage mentions the concept, but do not rank passages (expanding the ranked
     query with them drifted to passages about the synonym on every evaluation set).
     `specific` says whether the docs not knowing any of the terms surely means they do not
-    cover the thing: true for identifiers, capitalised names ("Netlify") and Portuguese
-    words the glossary translates. A lower-case word with no translation that the docs
+    cover the thing: true for identifiers, capitalised names ("Netlify"), Portuguese
+    words the glossary translates and, in English questions, rare words ("restic",
+    `is_rare_english`). A lower-case word with no translation that the docs
     lack ("acontece", "tweak") may be the subject, but may as well be a word we could not
     translate or the user's own phrasing, so it weighs less (`relevance`). `named` says the
     user wrote it as a name or identifier: docs that lack it surely miss the subject.
@@ -152,6 +163,19 @@ class Concept:
     def alternatives(self) -> tuple[str, ...]:
         """Every term that counts as mentioning the concept (synonyms included)."""
         return self.terms + self.related
+
+
+@functools.lru_cache(maxsize=STEM_CACHE_SIZE)
+def is_rare_english(word: str) -> bool:
+    """Whether a large English tokenizer's vocabulary lacks `word` as one whole word.
+
+    Why: cl100k's byte-pair vocabulary was learned from a huge, mostly English corpus, so
+    a common word (" put", " ordinary", " browser") is one token and a rare one splits
+    (" restic", " docstrings", " ionice"). In an English question, a lower-case word the
+    docs never use is usually the user's own phrasing when it is common, but the name of
+    a tool, service or format when it is rare, and docs that never name it do not cover it.
+    """
+    return len(get_encoding().encode_ordinary(" " + word)) > 1
 
 
 def _tokenise(text: str) -> _Tokens:
@@ -288,9 +312,10 @@ class Analyzer:
         whole form and its parts. Grouping them lets the relevance bar ask "is this thing
         the user mentioned in the passage?" once per thing, whichever spelling the docs use.
         """
-        tokens = _tokenise(text)
+        tokens = _tokenise(_SCAFFOLDING_PHRASE.sub(" ", text))
         english, portuguese = self._stemmers[ENGLISH], self._stemmers[PORTUGUESE]
-        translations = {} if tokens.surely_english() else self._translations
+        english_question = tokens.surely_english()
+        translations = {} if english_question else self._translations
         concepts: list[Concept] = []
         for token, is_word in tokens.tokens:
             if not is_word:
@@ -307,7 +332,8 @@ class Analyzer:
             related = tuple(s for t in (stem, *translated) for s in self._synonyms.get(t, ()))
             concepts.append(Concept(
                 tuple(dict.fromkeys(terms + translated)),
-                specific=bool(translated) or token in tokens.names,
+                specific=bool(translated) or token in tokens.names
+                or (english_question and is_rare_english(token)),
                 related=tuple(s for s in dict.fromkeys(related) if s not in terms + translated),
                 named=token in tokens.names,
             ))

@@ -31,7 +31,7 @@ from docai.llm.errors import EmptyAnswer, LLMError, ThinkingUnsupported
 from docai.llm.events import Done, TextDelta, ThinkingDelta
 from docai.loading import load_file
 from docai.models import Hit, join_heading
-from docai.prompt import Prompt, build_fallback_prompt, build_prompt
+from docai.prompt import Prompt, build_fallback_prompt, build_prompt, prompt_budget
 from docai.retrieval import Fallback, NotCovered, Passages, Verdict, retrieve
 from docai.settings import Settings
 
@@ -199,7 +199,8 @@ class Answerer:
         if cached is not None:
             return cached
         verdict = retrieve(
-            self._index, question.strip(), settings.top_k, settings.min_score, dense=self._dense
+            self._index, question.strip(), settings.top_k, settings.min_score,
+            dense=self._dense, max_file_tokens=prompt_budget(settings.num_ctx),
         )
         self._retrievals[key] = verdict
         return verdict

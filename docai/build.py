@@ -27,7 +27,7 @@ from docai.cache import CachedIndex, CacheKey, FileEntry
 from docai.counts import block_of, merge
 from docai.errors import CacheError
 from docai.index import SearchIndex, TermMatrix
-from docai.loading import discover, source_name
+from docai.loading import PARSER_VERSION, discover, source_name
 from docai.models import Notice, Skipped
 from docai.pipeline import ParsedFile, parse_file
 from docai.progress import progress_bar
@@ -134,6 +134,7 @@ def cache_key(settings: Settings) -> CacheKey:
         max_tokens=chunking.max_tokens,
         overlap_tokens=chunking.overlap_tokens,
         encoding=chunking.encoding,
+        parser_version=PARSER_VERSION,
         analyzer_version=ANALYZER_VERSION,
     )
 

@@ -50,6 +50,7 @@ class CacheKey:
     max_tokens: int
     overlap_tokens: int
     encoding: str
+    parser_version: str
     analyzer_version: str
     docai_version: str = __version__
 
@@ -246,9 +247,14 @@ def _field(obj: dict[str, Any], name: str, kind: type) -> Any:
 
 
 def _parse_key(raw: dict[str, Any]) -> CacheKey:
+    """The stored key; a field an older docai did not write reads as "" (so the rebuild
+    message names it as changed rather than calling the manifest broken)."""
     kinds = {"max_tokens": int, "overlap_tokens": int}
-    fields = CacheKey.__slots__
-    return CacheKey(**{name: _field(raw, name, kinds.get(name, str)) for name in fields})
+    return CacheKey(**{
+        name: "" if isinstance(raw, dict) and name not in raw else _field(raw, name, kind)
+        for name in CacheKey.__slots__
+        for kind in [kinds.get(name, str)]
+    })
 
 
 def _parse_entry(raw: dict[str, Any]) -> FileEntry:

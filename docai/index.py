@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 import operator
 from collections import Counter
 from collections.abc import Sequence
@@ -35,8 +36,8 @@ from docai.scoring import BM25_B, BM25_K1, Bm25Scorer, TfidfScorer
 
 METHODS = ("hybrid", "tfidf", "bm25")
 # Minimum concept coverage of the question by the top hits together (see the module
-# docstring); calibrated by scripts/eval.py on the docai and MkDocs sets.
-DEFAULT_MIN_RELEVANCE = 0.6
+# docstring); calibrated by scripts/eval.py on the docai, MkDocs, Click and Borg sets.
+DEFAULT_MIN_RELEVANCE = 0.65
 # Chunks more similar than this to a better-ranked hit are dropped (None: keep them).
 DEFAULT_DUPLICATE_SIMILARITY = 0.85
 # Weights of the TF-IDF and BM25 rankings in the hybrid fusion. BM25 ranked better than
@@ -170,6 +171,9 @@ class SearchIndex:
         self._sources = sorted({chunk.source for chunk in self.chunks})
         source_id = {source: i for i, source in enumerate(self._sources)}
         self._source_of = np.array([source_id[c.source] for c in self.chunks], dtype=np.int64)
+        self._source_tokens = np.bincount(
+            self._source_of, weights=[c.tokens for c in self.chunks], minlength=len(self._sources)
+        )
         ordinals = np.array([chunk.ordinal for chunk in self.chunks], dtype=np.int64)
         order = np.lexsort((ordinals, self._source_of))
         self._tiebreak = np.empty(len(self.chunks), dtype=np.int64)
@@ -273,16 +277,20 @@ class SearchIndex:
         weights = relevance.concept_weights(self._tfidf.by_column, concepts)
         return relevance.passages_coverage(self._matrix.counts, rows, concepts, weights)
 
-    def best_file(self, question: str) -> tuple[str | None, float]:
-        """The file covering most of the question (in any of its chunks), and how much.
+    def best_file(
+        self, question: str, max_tokens: float = math.inf
+    ) -> tuple[str | None, float]:
+        """The file of at most `max_tokens` tokens covering most of the question (in any of
+        its chunks), and how much.
 
         What the fallback answer reads when no passage clears the bar; (None, 0.0) when no
-        question term is known at all.
+        question term is known in such a file.
         """
         concepts = self._concepts(question)
         weights = relevance.concept_weights(self._tfidf.by_column, concepts)
         return relevance.file_coverage(
-            self._tfidf.by_column, self._source_of, self._sources, concepts, weights
+            self._tfidf.by_column, self._source_of, self._sources, concepts, weights,
+            eligible=self._source_tokens <= max_tokens,
         )
 
     def _diverse_positions(self, ranked: np.ndarray, k: int) -> list[int]:

@@ -36,6 +36,12 @@ UNSPECIFIC_SHARE = 0.25
 # question is about; docs that never mention it do not cover it, however well they match
 # the rest ("connect my command to a PostgreSQL database"). Calibrated by scripts/eval.py.
 UNKNOWN_NAME_WEIGHT = 2.0
+# What a concept the docs know but the passages lack weighs, as a share of its idf. Users
+# describe their problem in their own words ("get rid of old snapshots" for "prune
+# archives"), and those words are often somewhere in the docs, just not where the answer
+# is; the thing that makes a question uncovered is usually one the docs never mention at
+# all (weighed above). Calibrated by scripts/eval.py.
+ABSENT_SHARE = 0.6
 
 
 @dataclass(frozen=True, eq=False)
@@ -86,15 +92,14 @@ def passages_coverage(
     Together, because the model reads all of them: a question whose subject is in one
     passage and whose detail is in the next is answered.
     """
-    total = weights.sum()
-    if len(rows) == 0 or total <= 0:
+    if len(rows) == 0:
         return 0.0
     block = counts[rows]
-    covered = sum(
-        weight for columns, weight in zip(concepts.columns, weights, strict=True)
-        if len(columns) and block[:, columns].count_nonzero()
-    )
-    return float(covered / total)
+    present = np.array(
+        [[len(columns) > 0 and block[:, columns].count_nonzero() > 0]
+         for columns in concepts.columns], dtype=bool,
+    ).reshape(len(concepts.columns), 1)
+    return float(_coverage(weights, present, concepts)[0])
 
 
 def file_coverage(
@@ -103,19 +108,35 @@ def file_coverage(
     sources: Sequence[str],
     concepts: Concepts,
     weights: np.ndarray,
+    eligible: np.ndarray | None = None,
 ) -> tuple[str | None, float]:
-    """The file covering most of the question (any of its chunks counts) and its coverage.
+    """The file covering most of the question (any of its chunks counts) and its coverage,
+    among the `eligible` ones (a boolean per source; None: all).
 
-    Ties go to the first file by name; (None, 0.0) when no concept is known anywhere.
+    Ties go to the first file by name; (None, 0.0) when no concept is known in any.
     """
-    total = weights.sum()
-    covered = np.zeros(len(sources))
-    for columns, weight in zip(concepts.columns, weights, strict=True):
-        present = np.zeros(len(sources), dtype=bool)
+    present = np.zeros((len(concepts.columns), len(sources)), dtype=bool)
+    for concept, columns in enumerate(concepts.columns):
         for column in columns.tolist():
-            present[source_of[_postings(postings, column)]] = True
-        covered[present] += weight
-    if total <= 0 or not covered.any():
+            present[concept, source_of[_postings(postings, column)]] = True
+    coverage = _coverage(weights, present, concepts)
+    if eligible is not None:
+        coverage[~eligible] = 0.0
+    if not coverage.any():
         return None, 0.0
-    best = int(np.argmax(covered))
-    return sources[best], float(covered[best] / total)
+    best = int(np.argmax(coverage))
+    return sources[best], float(coverage[best])
+
+
+def _coverage(weights: np.ndarray, present: np.ndarray, concepts: Concepts) -> np.ndarray:
+    """Coverage of each column of `present` (concepts x candidates: is concept i in
+    candidate j?): the share of the concepts' weight that is present, where a known
+    concept that is absent weighs `ABSENT_SHARE` of its weight."""
+    if len(weights) == 0:
+        return np.zeros(present.shape[1])
+    known = np.array([len(columns) > 0 for columns in concepts.columns], dtype=bool)
+    absent_factor = np.where(known, ABSENT_SHARE, 1.0)[:, None]
+    effective = np.where(present, 1.0, absent_factor) * weights[:, None]
+    total = effective.sum(axis=0)
+    covered = (effective * present).sum(axis=0)
+    return np.divide(covered, total, out=np.zeros_like(covered), where=total > 0)

@@ -9,6 +9,7 @@ the docs) is refused without calling the model, so the model cannot invent an an
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -68,16 +69,20 @@ def retrieve(
     min_score: float | None = None,
     min_file_coverage: float = DEFAULT_MIN_FILE_COVERAGE,
     dense: DenseRanking | None = None,
+    max_file_tokens: float = math.inf,
 ) -> Verdict:
     """Decide how to answer `question` from `index`, with up to `k` passages.
 
     `min_score` (the user's --min-score) overrides the passage bar only: raising it asks
     for closer passages, and a question one file covers is still answered from that file.
+    Only a file of at most `max_file_tokens` tokens (what the prompt can hold) can be the
+    fallback: a long file, cut to fit, would mostly not be read, and long files (change
+    logs, references) mention nearly everything, so "it covers the question" says little.
     """
     hits = search(index, question, k, min_score, dense)
     if hits:
         return Passages(tuple(hits))
-    source, coverage = index.best_file(question)
+    source, coverage = index.best_file(question, max_file_tokens)
     if source is not None and coverage >= min_file_coverage:
         return Fallback(source)
     return NotCovered()

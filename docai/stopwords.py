@@ -97,6 +97,13 @@ QUESTION_SCAFFOLDING: frozenset[str] = _words(
     """
 )
 
+# Phrases that wrap a question the same way but whose words may name a subject elsewhere:
+# Portuguese asks what a thing is for with "para que serve X?", and "serve" alone is also
+# a command name (`mkdocs serve`). Dropped from questions as a whole phrase only.
+QUESTION_SCAFFOLDING_PHRASES: tuple[str, ...] = (
+    "para que serve", "para que servem", "pra que serve", "pra que servem",
+)
+
 # Words that only one language uses: counting them tells which stemmer suits a passage.
 PORTUGUESE_ONLY: frozenset[str] = PORTUGUESE - ENGLISH
 ENGLISH_ONLY: frozenset[str] = ENGLISH - PORTUGUESE

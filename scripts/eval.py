@@ -49,11 +49,13 @@ from docai.build import open_index  # noqa: E402
 from docai.commands.evaluate import load_questions  # noqa: E402
 from docai.evaluation import Question, Summary  # noqa: E402
 from docai.index import DEFAULT_MIN_RELEVANCE, SearchIndex  # noqa: E402
+from docai.prompt import prompt_budget  # noqa: E402
 from docai.retrieval import DEFAULT_MIN_FILE_COVERAGE, NotCovered, retrieve  # noqa: E402
 from docai.settings import Settings  # noqa: E402
 
 DEFAULT_METHOD = Settings().retrieval
 TOP_K = Settings().top_k
+MAX_FILE_TOKENS = prompt_budget(Settings().num_ctx)  # what `docai ask` passes
 PASSAGE_BARS = (0.0, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8)
 FILE_BARS = (0.7, 0.8, 0.9, 1.01)  # 1.01: never fall back
 
@@ -199,7 +201,9 @@ def print_paraphrase_failures(questions: Sequence[Question], index: SearchIndex)
             continue
         hits = index.search(question.question, evaluation.DEPTH, min_score=0.0)
         rank = evaluation.first_hit_rank(question, [hit.chunk for hit in hits])
-        refused = isinstance(retrieve(index, question.question, TOP_K), NotCovered)
+        refused = isinstance(
+            retrieve(index, question.question, TOP_K, max_file_tokens=MAX_FILE_TOKENS), NotCovered
+        )
         if rank is not None and rank <= TOP_K and not refused:
             continue
         rows = np.array([row_of[hit.chunk] for hit in hits[:TOP_K]], dtype=np.int64)
@@ -251,7 +255,7 @@ def _summary(
     outcomes = evaluation.evaluate(
         questions,
         lambda q, k: index.search(q, k, min_score=0.0),
-        lambda q: retrieve(index, q, TOP_K, bar, file_bar),
+        lambda q: retrieve(index, q, TOP_K, bar, file_bar, max_file_tokens=MAX_FILE_TOKENS),
     )
     return evaluation.summarise(outcomes)
 

@@ -1,6 +1,6 @@
 """Fetch the public documentation the retrieval evaluation runs on.
 
-Three corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
+Four corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
 
 * MkDocs' user guide (`mkdocs-doc`): the set retrieval is tuned and its targets enforced on.
   Real HTML with navigation chrome, code blocks and a long changelog that acts as a
@@ -12,6 +12,11 @@ Three corpora nobody on the team wrote (so the questions cannot be tuned to our 
   blind (never run through docai while writing it). A command-line backup tool rather than a
   library: quick start, per-command usage pages, deployment guides and a long FAQ, with a
   very long changelog and internals pages as distractors (46 pages, several hundred chunks).
+* fish's documentation (`fish-common`, Sphinx HTML): a second blind held-out set, about an
+  interactive shell rather than a library or a backup tool: tutorial, a guide for bash users,
+  a long FAQ and the language and interactive-use references, with one page per builtin
+  command (over a hundred short reference pages) and very long release notes as distractors
+  (130 pages).
 
 Each comes from a Debian package pinned to one version and checked against a SHA-256, so
 every run evaluates exactly the same text. Idempotent: a stamp file next to the
@@ -96,7 +101,17 @@ BORG = DebianDocs(
     ),
 )
 
-ALL_DOCS = (MKDOCS, CLICK, BORG)
+FISH = DebianDocs(
+    name="fish",
+    package="fish-common",
+    version="3.6.0-3.1+deb12u1",
+    sha256="7386d9ae1851784c9ab3818f18389dbe33f4961f48617393509e2cc99ac6b6e1",
+    docs_path="usr/share/doc/fish",
+    # Sphinx's search page and generated index are navigation, not documentation.
+    excluded=frozenset({"search.html", "genindex.html"}),
+)
+
+ALL_DOCS = (MKDOCS, CLICK, BORG, FISH)
 
 
 class FetchError(Exception):

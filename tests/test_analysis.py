@@ -196,3 +196,24 @@ def test_names_and_identifiers_are_marked_named_plain_words_are_not():
         "How do I connect my PostgreSQL database with --dry-run?")}
     assert concepts["postgresql"].named and concepts["--dry-run"].named
     assert not concepts["databas"].named and not concepts["connect"].named
+
+
+def test_para_que_serve_wraps_a_question_but_serve_the_command_stays():
+    analyzer = Analyzer()
+    assert analyzer.query_concepts("Para que serve a opção --strict?") == (
+        analyzer.query_concepts("a opção --strict?")
+    )
+    assert "serv" in analyzer.query_terms("Para que serve o comando serve?")
+
+
+def test_rare_lowercase_words_of_english_questions_are_specific_common_ones_are_not():
+    # "restic" is the name of another tool; "ordinary" is the user's phrasing.
+    concepts = {c.terms[0]: c for c in Analyzer().query_concepts(
+        "How does it compare with restic for an ordinary backup?"
+    )}
+    assert concepts["restic"].specific
+    assert not concepts["ordinari"].specific
+    # A Portuguese question's untranslated words are often just words we cannot translate.
+    (portuguese,) = [c for c in Analyzer().query_concepts("Como comparo com o restic?")
+                     if "restic" in c.terms]
+    assert not portuguese.specific

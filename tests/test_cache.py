@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -15,7 +16,9 @@ from docai.cache import CachedIndex, CacheKey, FileEntry
 from docai.errors import CacheError
 from docai.models import Chunk
 
-KEY = CacheKey(max_tokens=512, overlap_tokens=48, encoding="enc", analyzer_version="1")
+KEY = CacheKey(
+    max_tokens=512, overlap_tokens=48, encoding="enc", parser_version="1", analyzer_version="1"
+)
 
 
 def _stored() -> CachedIndex:
@@ -128,9 +131,18 @@ def test_other_format_version_is_refused(tmp_path: Path) -> None:
 
 def test_other_settings_name_what_changed(tmp_path: Path) -> None:
     cache.save(tmp_path, _stored())
-    other = CacheKey(max_tokens=256, overlap_tokens=48, encoding="enc", analyzer_version="1")
+    other = dataclasses.replace(KEY, max_tokens=256)
     with pytest.raises(CacheError, match="max_tokens.*512.*256"):
         cache.load(tmp_path, other)
+
+
+def test_a_cache_from_before_a_key_field_existed_names_that_field(tmp_path: Path) -> None:
+    cache.save(tmp_path, _stored())
+    manifest = _manifest(tmp_path)
+    del manifest["key"]["parser_version"]
+    _write_manifest(tmp_path, manifest)
+    with pytest.raises(CacheError, match="parser_version"):
+        cache.load(tmp_path, KEY)
 
 
 def test_arrays_from_another_write_are_refused(tmp_path: Path) -> None:

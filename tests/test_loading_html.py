@@ -61,6 +61,17 @@ def test_headings_make_paths_and_title_comes_from_title_tag(tmp_path: Path) -> N
     ]
 
 
+def test_sphinx_and_mkdocs_permalink_marks_are_not_part_of_headings(tmp_path: Path) -> None:
+    doc = load_html(
+        tmp_path,
+        '<body><main><h1>Install<a class="headerlink" href="#install" title="Permalink to '
+        'this heading">¶</a></h1><p>Run it.</p><h2>From source<a class="headerlink" '
+        'href="#src">&para;</a></h2><p>Build it.</p></main></body>',
+    )
+    assert [s.heading_path for s in doc.sections] == [("Install",), ("Install", "From source")]
+    assert "¶" not in all_text(doc)
+
+
 def test_chrome_scripts_and_hidden_content_are_dropped(tmp_path: Path) -> None:
     text = all_text(load_html(tmp_path, SITE_PAGE))
     for unwanted in ("tracker", "color", "Entrar", "Início", "Migalhas", "ícone", "JavaScript",

@@ -65,3 +65,24 @@ def test_naming_something_the_docs_never_mention_is_refused_though_the_rest_matc
     index = _index()
     assert isinstance(retrieve(index, "Which proxy address does it use?", 3), Passages)
     assert retrieve(index, "Which proxy address does Tor use?", 3) == NotCovered()
+
+
+def test_a_file_too_long_for_the_prompt_is_never_the_fallback():
+    # network.md covers the question across sections, but reading it whole would not fit.
+    index = _index()
+    assert retrieve(index, "proxy timeout retries", 1, 1.01, max_file_tokens=40) == Fallback(
+        "network.md"
+    )
+    assert retrieve(index, "proxy timeout retries", 1, 1.01, max_file_tokens=39) == NotCovered()
+
+
+def test_a_paraphrase_using_words_found_elsewhere_in_the_docs_is_answered():
+    # "site" and "folder" are in the docs, just not where the answer is; they must not
+    # outweigh the proxy address and configuration the passage holds.
+    index = _index()
+    verdict = retrieve(index, "Can the site folder use a proxy address in its configuration?", 1)
+    assert isinstance(verdict, Passages)
+    assert verdict.hits[0].chunk.source == "network.md"
+    assert retrieve(index, "Which Squid proxy holds the Varnish configuration?", 1) == (
+        NotCovered()
+    )

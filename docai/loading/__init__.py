@@ -7,12 +7,13 @@ text, usable without touching the disk.
 """
 
 from docai.loading.discover import discover
-from docai.loading.formats import SUPPORTED_SUFFIXES
+from docai.loading.formats import PARSER_VERSION, SUPPORTED_SUFFIXES
 from docai.loading.load import LoadResult, load_file, source_name
 from docai.loading.reading import DEFAULT_MAX_BYTES
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
+    "PARSER_VERSION",
     "SUPPORTED_SUFFIXES",
     "LoadResult",
     "discover",

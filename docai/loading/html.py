@@ -25,6 +25,9 @@ _CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "search"})
 # A header/footer inside one of these belongs to that content (e.g. an article's byline),
 # outside them it is the site's banner or footer (the ARIA "banner"/"contentinfo" rule).
 _SECTIONING = ("article", "main", "section", "aside", "nav")
+# The "¶" permalink Sphinx and Python-Markdown (MkDocs) put after every heading: not part of
+# the heading, which a citation shows ("Installation > From Source", not "Installation¶").
+_PERMALINK_CLASS = "headerlink"
 _HEADINGS = {f"h{level}": level for level in range(1, 7)}
 _PARAGRAPH_TAGS = frozenset(
     {"p", "div", "section", "article", "main", "header", "footer", "aside", "blockquote",
@@ -206,6 +209,7 @@ def _is_hidden(tag: Tag) -> bool:
         tag.name in _DROPPED_TAGS
         or tag.has_attr("hidden")
         or str(tag.get("aria-hidden", "")).lower() == "true"
+        or (tag.name == "a" and _PERMALINK_CLASS in tag.get_attribute_list("class"))
     )
 
 
