@@ -78,6 +78,8 @@ _ENCLITIC = re.compile(
 _SCAFFOLDING_PHRASE = re.compile(
     r"\b(?:" + "|".join(re.escape(p) for p in QUESTION_SCAFFOLDING_PHRASES) + r")\b", re.IGNORECASE
 )
+# Between a sentence's end and its first word: spaces, quotes, brackets, emphasis marks.
+_SENTENCE_GAP = frozenset(" \t\r\n\"'`([*_-")
 _APOSTROPHE = re.compile(r"(?<=\w)['’](?=\w)")
 _COMBINING_MARKS = re.compile(
     "[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+"
@@ -178,15 +180,27 @@ def is_rare_english(word: str) -> bool:
     return len(get_encoding().encode_ordinary(" " + word)) > 1
 
 
+def _starts_sentence(text: str, start: int) -> bool:
+    """Whether the word at `start` begins a sentence (its capital says nothing about a name)."""
+    before = start - 1
+    while before >= 0 and text[before] in _SENTENCE_GAP:
+        before -= 1
+    return before < 0 or text[before] in ".!?:"
+
+
 def _tokenise(text: str) -> _Tokens:
     """Fold and split `text`; drop stop words and single letters (digits stay).
 
-    Capitalised words other than the first are remembered as likely names ("Netlify").
+    Capitalised words that do not start a sentence are remembered as likely names
+    ("Netlify").
     """
     tokens: list[tuple[str, bool]] = []
     stop_words: list[str] = []
     names: set[str] = set()
-    for position, token in enumerate(_TOKEN.findall(fold_marks(text))):
+    folded = fold_marks(text)
+    for match in _TOKEN.finditer(folded):
+        token = match.group()
+        sentence_start = _starts_sentence(folded, match.start())
         enclitic = _ENCLITIC.fullmatch(token) if "-" in token else None
         if enclitic and token.islower():
             token = enclitic.group(1)
@@ -196,7 +210,7 @@ def _tokenise(text: str) -> _Tokens:
                 stop_words.append(word)
             elif len(word) > 1:
                 tokens.append((word, True))
-                if position and not token.islower():
+                if not sentence_start and not token.islower():
                     names.add(word)
         else:
             tokens.append((token, False))

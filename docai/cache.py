@@ -183,6 +183,14 @@ def _locked(directory: Path, mode: int, *, create: bool) -> Iterator[None]:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
+def write_atomic_locked(path: Path, write: Callable[[IO[bytes]], object]) -> None:
+    """`write_atomic` under the folder's exclusive lock, after deleting the temp files a
+    killed writer of `path` left (safe only under the lock every writer of `path` holds)."""
+    with _locked(path.parent, fcntl.LOCK_EX, create=True):
+        _remove_leftovers(path.parent, (path.name,))
+        write_atomic(path, write)
+
+
 def write_atomic(path: Path, write: Callable[[IO[bytes]], object]) -> None:
     handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed or deleted below)
         dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False

@@ -12,8 +12,9 @@ The file holds only plain arrays (`keys` as fixed-width unicode, `vectors` as fl
 scalars for format, model and dimension), read with `allow_pickle=False`. Anything
 unexpected raises `CacheError` with a pt-BR reason; the caller re-embeds, never trusts a
 half-valid file. Writes are atomic (temp file in the same folder, fsync, `os.replace`), so
-two processes saving at once leave one complete file, never a mix: no lock is needed
-because, unlike the lexical cache, there is no second file to keep consistent with it.
+two processes saving at once leave one complete file, never a mix. They also hold the
+cache folder's lock, not for consistency (there is no second file to keep in step with,
+unlike the lexical cache) but so that each save can sweep the temp files of a killed one.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from docai import messages
-from docai.cache import write_atomic  # one atomic writer for every cache file
+from docai.cache import write_atomic_locked  # one atomic writer for every cache file
 from docai.errors import CacheError
 
 FORMAT_VERSION = 1
@@ -116,7 +117,7 @@ def load(path: Path, model: str) -> StoredVectors | None:
 def save(path: Path, stored: StoredVectors) -> None:
     """Write atomically. Raises OSError when the folder is unwritable."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(
+    write_atomic_locked(
         path,
         lambda handle: np.savez(
             handle,

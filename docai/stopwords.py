@@ -74,6 +74,7 @@ ENGLISH: frozenset[str] = _words(
     have has had having do does did doing done
     can could may might must shall should will would ought need needs
     not no yes nt dont doesnt didnt isnt arent wasnt werent cant cannot couldnt wont
+    whats hows wheres whys whos
     wouldnt shouldnt havent hasnt hadnt im ive youre youve lets thats theres
     all any both each few more most other some such only own same too very just also
     again further once ever never always already still even much many lot lots
