@@ -1,6 +1,6 @@
 """Fetch the public documentation the retrieval evaluation runs on.
 
-Four corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
+Five corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
 
 * MkDocs' user guide (`mkdocs-doc`): the set retrieval is tuned and its targets enforced on.
   Real HTML with navigation chrome, code blocks and a long changelog that acts as a
@@ -17,6 +17,10 @@ Four corpora nobody on the team wrote (so the questions cannot be tuned to our o
   a long FAQ and the language and interactive-use references, with one page per builtin
   command (over a hundred short reference pages) and very long release notes as distractors
   (130 pages).
+* Flask's documentation (`python-flask-doc`, Sphinx HTML): a third blind held-out set, about
+  a web framework: installation, quickstart, a step-by-step tutorial, topic guides (testing,
+  configuration, error handling, the CLI), over twenty "patterns" pages and deployment guides,
+  with a very long API reference and changelog as distractors (72 pages).
 
 Each comes from a Debian package pinned to one version and checked against a SHA-256, so
 every run evaluates exactly the same text. Idempotent: a stamp file next to the
@@ -111,7 +115,21 @@ FISH = DebianDocs(
     excluded=frozenset({"search.html", "genindex.html"}),
 )
 
-ALL_DOCS = (MKDOCS, CLICK, BORG, FISH)
+FLASK = DebianDocs(
+    name="flask",
+    package="python-flask-doc",
+    version="2.2.2-3",
+    sha256="0659f6a04b15fe3f907150cadc0399fe987c790e722e001b73f7e49fa5ecca15",
+    docs_path="usr/share/doc/python-flask-doc/html",
+    # Sphinx's search, index and error pages are navigation, and the jQuery page is a
+    # one-line stub pointing at its replacement.
+    excluded=frozenset(
+        {"404.html", "genindex.html", "py-modindex.html", "search.html",
+         "patterns/jquery.html"}
+    ),
+)
+
+ALL_DOCS = (MKDOCS, CLICK, BORG, FISH, FLASK)
 
 
 class FetchError(Exception):
