@@ -108,15 +108,18 @@ CONFIGURATIONS = (
 def main(argv: Sequence[str] = ()) -> int:
     report_only = "--report-only" in argv
     diagnose = "--diagnose" in argv
-    try:
-        for docs in ALL_DOCS:
-            fetch(docs)
-    except FetchError as error:
-        print(f"eval: cannot fetch the evaluation docs: {error}", file=sys.stderr)
-        return 1
     failures: list[str] = []
     held_out: list[str] = []
     for eval_set in SETS:
+        try:
+            _fetch_docs_of(eval_set)
+        except FetchError as error:
+            # A pinned point-release package can leave the archive; only the enforced set
+            # must be there, the others are reported missing rather than failing the run.
+            print(f"\neval: cannot fetch the {eval_set.name} docs: {error}", file=sys.stderr)
+            if eval_set.role == "enforced":
+                return 1
+            continue
         default = run_set(eval_set, diagnose)
         if default is None:
             print(f"\nFAILED: {eval_set.name}: gold answers not in the docs (listed above)")
@@ -138,6 +141,12 @@ def main(argv: Sequence[str] = ()) -> int:
         return 1
     print("\nAll targets met.")
     return 0
+
+
+def _fetch_docs_of(eval_set: EvalSet) -> None:
+    for docs in ALL_DOCS:
+        if docs.target == eval_set.docs:
+            fetch(docs)
 
 
 def run_set(eval_set: EvalSet, diagnose: bool = False) -> Summary | None:
