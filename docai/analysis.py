@@ -58,7 +58,7 @@ from docai.stopwords import (
 from docai.tokens import get_encoding
 
 # Bump whenever the terms produced for a given text change: cached indexes key on it.
-ANALYZER_VERSION = "5"
+ANALYZER_VERSION = "6"
 
 STEM_CACHE_SIZE = 200_000
 
@@ -326,7 +326,8 @@ class Analyzer:
         whole form and its parts. Grouping them lets the relevance bar ask "is this thing
         the user mentioned in the passage?" once per thing, whichever spelling the docs use.
         """
-        tokens = _tokenise(_SCAFFOLDING_PHRASE.sub(" ", text))
+        # Replaced by a stop word, not a space: the next word must not look sentence-initial.
+        tokens = _tokenise(_SCAFFOLDING_PHRASE.sub(" que ", text))
         english, portuguese = self._stemmers[ENGLISH], self._stemmers[PORTUGUESE]
         english_question = tokens.surely_english()
         translations = {} if english_question else self._translations

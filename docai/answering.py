@@ -183,7 +183,7 @@ class Answerer:
             yield NotCovered()
             return
         yield from self._budget_warnings(prompt, len(extractive))
-        yield from self._generate(prompt, extractive, question)
+        yield from self._generate(prompt, extractive)
 
     def _retrieve(self, question: str) -> Verdict:
         normalised = normalise_question(question)
@@ -194,6 +194,7 @@ class Answerer:
             settings.top_k,
             settings.min_score,
             settings.retrieval,
+            settings.num_ctx,  # bounds the fallback file (`max_file_tokens`)
         )
         cached = self._retrievals.get(key)
         if cached is not None:
@@ -232,16 +233,13 @@ class Answerer:
                 )
             )
 
-    def _generate(
-        self, prompt: Prompt, extractive: tuple[Hit, ...], question: str
-    ) -> Iterator[AnswerEvent]:
+    def _generate(self, prompt: Prompt, extractive: tuple[Hit, ...]) -> Iterator[AnswerEvent]:
         backend = self._backend
-        # The prompt as sent, but with the question in its cache identity: asking again in
-        # other capitals replays the answer, as it replays the retrieval.
-        asked, normalised = question.strip(), normalise_question(question)
-        digest = hashlib.sha256("\x00".join(
-            f"{m.role}\x00{m.content.replace(asked, normalised)}" for m in prompt.messages
-        ).encode("utf-8")).hexdigest()
+        # Keyed on the prompt as sent, question in its own capitals: `-v` and `-V` are
+        # different options, and the model may answer them differently.
+        digest = hashlib.sha256(
+            "\x00".join(f"{m.role}\x00{m.content}" for m in prompt.messages).encode("utf-8")
+        ).hexdigest()
         key = (self._index.fingerprint, backend.name, backend.model, digest)
         recorded = self._answers.get(key)
         if recorded is not None:

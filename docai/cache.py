@@ -255,14 +255,16 @@ def _field(obj: dict[str, Any], name: str, kind: type) -> Any:
 
 
 def _parse_key(raw: dict[str, Any]) -> CacheKey:
-    """The stored key; a field an older docai did not write reads as "" (so the rebuild
-    message names it as changed rather than calling the manifest broken)."""
+    """The stored key. A field an older docai did not write reads as absent, so the rebuild
+    message names the setting that changed rather than calling the manifest broken."""
     kinds = {"max_tokens": int, "overlap_tokens": int}
-    return CacheKey(**{
-        name: "" if isinstance(raw, dict) and name not in raw else _field(raw, name, kind)
-        for name in CacheKey.__slots__
-        for kind in [kinds.get(name, str)]
-    })
+    fields: dict[str, Any] = {}
+    for name in CacheKey.__slots__:
+        if name in raw:
+            fields[name] = _field(raw, name, kinds.get(name, str))
+        else:
+            fields[name] = messages.CACHE_FIELD_ABSENT
+    return CacheKey(**fields)
 
 
 def _parse_entry(raw: dict[str, Any]) -> FileEntry:

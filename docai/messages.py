@@ -138,6 +138,7 @@ CACHE_ARRAYS_MISSING = "arrays.npz ausente"
 CACHE_ARRAYS_CORRUPT = "arrays.npz corrompido ou truncado"
 CACHE_OTHER_FORMAT = "formato de cache {found}, esta versão usa o {expected}"
 CACHE_SETTING_CHANGED = "configuração {name} mudou de {old} para {new}"
+CACHE_FIELD_ABSENT = "(ausente)"  # a key field the docai that wrote the cache did not know
 CACHE_GENERATION_MISMATCH = "manifest.json e arrays.npz vêm de gravações diferentes"
 CACHE_NOT_SAVED = (
     "aviso: não consegui salvar o índice em {path} ({reason}); seguindo sem cache. "

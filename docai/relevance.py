@@ -11,8 +11,10 @@ glossary translations; an identifier with its parts; see `Analyzer.query_concept
 concept is covered by a chunk when any of its terms occurs in it. Each concept weighs its
 idf (rare concepts say more about the topic than common ones), and a concept the corpus
 does not know at all ("Netlify", "KaTeX") weighs as much as the rarest known term: it is
-the most specific thing asked, and nothing answers it. Coverage = covered weight / total
-weight, in 0..1, comparable across questions and corpora.
+the most specific thing asked, and nothing answers it. A concept the corpus knows but the
+passages lack weighs only `ABSENT_SHARE` of its idf: users describe things in their own
+words, which the docs often use elsewhere. Coverage = covered weight / total weight, in
+0..1, comparable across questions and corpora.
 
 Everything here costs the postings of the question's terms (numpy over CSC slices), never
 a pass over the corpus in Python.

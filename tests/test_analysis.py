@@ -204,6 +204,17 @@ def test_para_que_serve_wraps_a_question_but_serve_the_command_stays():
         analyzer.query_concepts("a opção --strict?")
     )
     assert "serv" in analyzer.query_terms("Para que serve o comando serve?")
+    # The name after the phrase is still a name.
+    (netlify,) = analyzer.query_concepts("Para que serve Netlify?")
+    assert netlify.named
+
+
+def test_a_capital_that_starts_a_sentence_is_not_a_name():
+    concepts = {c.terms[0]: c for c in Analyzer().query_concepts(
+        "I deploy with scripts. Then Netlify rebuilds. \"Deploy\" fails: Logs say nothing."
+    )}
+    assert concepts["netlifi"].named
+    assert not concepts["deploy"].named and not concepts["log"].named
 
 
 def test_rare_lowercase_words_of_english_questions_are_specific_common_ones_are_not():

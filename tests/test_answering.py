@@ -130,10 +130,8 @@ def test_repeated_question_replays_from_cache_without_a_request(
     answerer = make_answerer(docs, fake.url)
     first = list(answerer.answer("Como instalo o docai com pip?"))
     again = list(answerer.answer("  Como instalo o docai com pip?\n"))
-    shouted = list(answerer.answer("COMO INSTALO O DOCAI COM PIP?"))
     assert CacheReplay() in again and CacheReplay() not in first
-    assert CacheReplay() in shouted
-    assert answer_text(again) == answer_text(first) == answer_text(shouted) == REPLY
+    assert answer_text(again) == answer_text(first) == REPLY
     assert len(fake.chat_requests) == 1
 
 

@@ -141,7 +141,7 @@ def test_a_cache_from_before_a_key_field_existed_names_that_field(tmp_path: Path
     manifest = _manifest(tmp_path)
     del manifest["key"]["parser_version"]
     _write_manifest(tmp_path, manifest)
-    with pytest.raises(CacheError, match="parser_version"):
+    with pytest.raises(CacheError, match=r"configuração parser_version mudou de \(ausente\)"):
         cache.load(tmp_path, KEY)
 
 
