@@ -3,24 +3,26 @@
 Five corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
 
 * MkDocs' user guide (`mkdocs-doc`): the set retrieval is tuned and its targets enforced on.
-  Real HTML with navigation chrome, code blocks and a long changelog that acts as a
-  distractor; about 20 pages, a few hundred chunks.
+  Real HTML with navigation chrome, code blocks and a long changelog that acts as a distractor;
+  about 20 pages, a few hundred chunks.
 * Click's documentation (`python-click-doc`, Sphinx HTML): another project, another doc
-  generator, another author, a long API reference and changelog as distractors (27 pages, a
-  few hundred chunks). Held out at first; the refusal calibration later looked at it.
-* BorgBackup's documentation (`borgbackup-doc`, Sphinx HTML): the held-out set, written
-  blind (never run through docai while writing it). A command-line backup tool rather than a
-  library: quick start, per-command usage pages, deployment guides and a long FAQ, with a
-  very long changelog and internals pages as distractors (46 pages, several hundred chunks).
-* fish's documentation (`fish-common`, Sphinx HTML): a second blind held-out set, about an
-  interactive shell rather than a library or a backup tool: tutorial, a guide for bash users,
-  a long FAQ and the language and interactive-use references, with one page per builtin
-  command (over a hundred short reference pages) and very long release notes as distractors
-  (130 pages).
-* Flask's documentation (`python-flask-doc`, Sphinx HTML): a third blind held-out set, about
-  a web framework: installation, quickstart, a step-by-step tutorial, topic guides (testing,
-  configuration, error handling, the CLI), over twenty "patterns" pages and deployment guides,
-  with a very long API reference and changelog as distractors (72 pages).
+  generator, another author, a long API reference and changelog as distractors (27 pages, a few
+  hundred chunks). Held out at first; the refusal calibration later looked at it.
+* BorgBackup's documentation (`borgbackup-doc`, Sphinx HTML): written blind (never run through
+  docai while writing it); held out in session 2, a tuning set since. A command-line backup
+  tool rather than a library: quick start, per-command usage pages, deployment guides and a
+  long FAQ, with a very long changelog and internals pages as distractors (46 pages, several
+  hundred chunks).
+* fish's documentation (`fish-common`, Sphinx HTML): written blind, scored once as a held-out
+  set, a tuning set since; about an interactive shell rather than a library or a backup tool:
+  tutorial, a guide for bash users, a long FAQ and the language and interactive-use references,
+  with one page per builtin command (over a hundred short reference pages) and very long
+  release notes as distractors (130 pages).
+* Flask's documentation (`python-flask-doc`, Sphinx HTML): written blind, the held-out set (see
+  scripts/eval.py); about a web framework: installation, quickstart, a step-by-step tutorial,
+  topic guides (testing, configuration, error handling, the CLI), over twenty "patterns" pages
+  and deployment guides, with a very long API reference and changelog as distractors (72
+  pages).
 
 Each comes from a Debian package pinned to one version and checked against a SHA-256, so
 every run evaluates exactly the same text. Idempotent: a stamp file next to the
