@@ -154,6 +154,9 @@ class Concept:
     lack ("acontece", "tweak") may be the subject, but may as well be a word we could not
     translate or the user's own phrasing, so it weighs less (`relevance`). `named` says the
     user wrote it as a name or identifier: docs that lack it surely miss the subject.
+    `whole_only` marks a CamelCase name ("PostgreSQL", "FastAPI", "OAuth"): its parts rank
+    passages, but only the whole name mentions it, since its parts are other things ("SQL",
+    "API", "auth") that docs about something else also use.
     """
 
     terms: tuple[str, ...]
@@ -161,9 +164,13 @@ class Concept:
     related: tuple[str, ...] = ()
     named: bool = False
 
+    whole_only: bool = False
+
     @property
     def alternatives(self) -> tuple[str, ...]:
         """Every term that counts as mentioning the concept (synonyms included)."""
+        if self.whole_only:
+            return self.terms[:1]
         return self.terms + self.related
 
 
@@ -334,8 +341,10 @@ class Analyzer:
         concepts: list[Concept] = []
         for token, is_word in tokens.tokens:
             if not is_word:
-                concepts.append(Concept(tuple(dict.fromkeys(_identifier_terms(token, english))),
-                                        specific=True, named=True))
+                concepts.append(Concept(
+                    tuple(dict.fromkeys(_identifier_terms(token, english))),
+                    specific=True, named=True, whole_only=token.isalpha(),  # CamelCase
+                ))
                 continue
             extra = portuguese(token)
             translated = self._translation(token, extra, translations)

@@ -23,9 +23,13 @@ DOCS = {
 
 
 def _index() -> SearchIndex:
+    return _index_of(DOCS)
+
+
+def _index_of(docs: dict[str, list[tuple[str, str]]]) -> SearchIndex:
     chunks = [
         Chunk(source, tuple(heading.split(" > ")), ordinal, f"{heading}\n{body}", 20)
-        for source, sections in DOCS.items()
+        for source, sections in docs.items()
         for ordinal, (heading, body) in enumerate(sections)
     ]
     return SearchIndex(chunks, TermMatrix.from_term_lists([chunk_terms(c) for c in chunks]))
@@ -86,3 +90,11 @@ def test_a_paraphrase_using_words_found_elsewhere_in_the_docs_is_answered():
     assert retrieve(index, "Which Squid proxy holds the Varnish configuration?", 1) == (
         NotCovered()
     )
+
+
+def test_a_camel_case_name_is_not_covered_by_its_parts():
+    # "PostgreSQL" is not "SQL", nor "FastAPI" an "API" the docs happen to mention.
+    index = _index_of({"db.md": [("Database", "Set the SQL database address and the API key.")]})
+    assert isinstance(retrieve(index, "How do I set the SQL database address?", 3), Passages)
+    assert retrieve(index, "How do I set the PostgreSQL database address?", 3) == NotCovered()
+    assert retrieve(index, "How do I set the FastAPI key?", 3) == NotCovered()
