@@ -60,7 +60,7 @@ PORTUGUESE_TO_ENGLISH: dict[str, str] = {
     # configuration
     "configurar": "configure setup", "configuracao": "configuration config settings",
     "opcao": "option", "parametro": "parameter", "variavel": "variable",
-    "ambiente": "environment", "padrao": "default standard pattern", "valor": "value",
+    "ambiente": "environment", "padrao": "default standard", "valor": "value",
     "definir": "set",
     "ajuste": "setting", "preferencia": "preference", "chave": "key", "obrigatorio": "required",
     "opcional": "optional", "habilitar": "enable", "ativar": "enable activate",
