@@ -66,7 +66,7 @@ def _shared_options(suppress_defaults: bool) -> argparse.ArgumentParser:
     search.add_argument("-k", "--top-k", type=int, metavar="N", default=default(3),
                         help="quantos trechos recuperar (padrão: 3)")
     search.add_argument("--min-score", type=float, metavar="X", default=default(None),
-                        help="relevância mínima de um trecho (padrão: calibrado)")
+                        help="quanto da pergunta os trechos cobrem, 0 a 1 (padrão: calibrado)")
     search.add_argument("--retrieval", choices=("hybrid", "tfidf", "bm25"),
                         default=default("hybrid"),
                         help="método de busca (padrão: hybrid = BM25 + TF-IDF)")
