@@ -78,6 +78,12 @@ _ENCLITIC = re.compile(
 _SCAFFOLDING_PHRASE = re.compile(
     r"\b(?:" + "|".join(re.escape(p) for p in QUESTION_SCAFFOLDING_PHRASES) + r")\b", re.IGNORECASE
 )
+# English inflectional suffixes and what they may replace ("emptier" -> empty).
+_INFLECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("ies", ("y",)), ("ied", ("y",)), ("ier", ("y",)), ("iest", ("y",)),
+    ("es", ("", "e")), ("s", ("",)), ("ed", ("", "e")), ("ing", ("", "e")),
+    ("er", ("", "e")), ("est", ("", "e")), ("ly", ("",)),
+)
 # Between a sentence's end and its first word: spaces, quotes, brackets, emphasis marks.
 _SENTENCE_GAP = frozenset(" \t\r\n\"'`([*_-")
 _APOSTROPHE = re.compile(r"(?<=\w)['’](?=\w)")
@@ -183,8 +189,21 @@ def is_rare_english(word: str) -> bool:
     (" restic", " docstrings", " ionice"). In an English question, a lower-case word the
     docs never use is usually the user's own phrasing when it is common, but the name of
     a tool, service or format when it is rare, and docs that never name it do not cover it.
+    Inflected forms of common words split too (" chokes", " emptier"), so a word is rare
+    only when none of its base forms is one token.
     """
-    return len(get_encoding().encode_ordinary(" " + word)) > 1
+    encoding = get_encoding()
+    return all(len(encoding.encode_ordinary(" " + form)) > 1 for form in _base_forms(word))
+
+
+def _base_forms(word: str) -> list[str]:
+    """`word` and what it may be an inflection of ("chokes" -> chokes, choke, chok)."""
+    forms = [word]
+    for suffix, replacements in _INFLECTIONS:
+        stem = word[: -len(suffix)]
+        if word.endswith(suffix) and len(stem) >= 3:
+            forms += [stem + replacement for replacement in replacements]
+    return forms
 
 
 def _starts_sentence(text: str, start: int) -> bool:

@@ -224,6 +224,12 @@ def test_rare_lowercase_words_of_english_questions_are_specific_common_ones_are_
     )}
     assert concepts["restic"].specific
     assert not concepts["ordinari"].specific
+    # An inflected common word splits in the tokenizer too, but is not a name.
+    inflected = {c.terms[0]: c for c in Analyzer().query_concepts(
+        "The server chokes on my tarballs"
+    )}
+    assert not inflected["choke"].specific
+    assert inflected["tarbal"].specific
     # A Portuguese question's untranslated words are often just words we cannot translate.
     (portuguese,) = [c for c in Analyzer().query_concepts("Como comparo com o restic?")
                      if "restic" in c.terms]
