@@ -169,7 +169,6 @@ class Concept:
     specific: bool
     related: tuple[str, ...] = ()
     named: bool = False
-
     whole_only: bool = False
 
     @property
@@ -226,7 +225,6 @@ def _tokenise(text: str) -> _Tokens:
     folded = fold_marks(text)
     for match in _TOKEN.finditer(folded):
         token = match.group()
-        sentence_start = _starts_sentence(folded, match.start())
         enclitic = _ENCLITIC.fullmatch(token) if "-" in token else None
         if enclitic and token.islower():
             token = enclitic.group(1)
@@ -236,7 +234,7 @@ def _tokenise(text: str) -> _Tokens:
                 stop_words.append(word)
             elif len(word) > 1:
                 tokens.append((word, True))
-                if not sentence_start and not token.islower():
+                if not token.islower() and not _starts_sentence(folded, match.start()):
                     names.add(word)
         else:
             tokens.append((token, False))

@@ -31,8 +31,8 @@ from docai.llm.errors import EmptyAnswer, LLMError, ThinkingUnsupported
 from docai.llm.events import Done, TextDelta, ThinkingDelta
 from docai.loading import load_file
 from docai.models import Hit, join_heading
-from docai.prompt import Prompt, build_fallback_prompt, build_prompt, prompt_budget
-from docai.retrieval import Fallback, NotCovered, Passages, Verdict, retrieve
+from docai.prompt import Prompt, build_fallback_prompt, build_prompt
+from docai.retrieval import Fallback, NotCovered, Passages, Verdict, retrieve_as_configured
 from docai.settings import Settings
 
 if TYPE_CHECKING:
@@ -199,10 +199,7 @@ class Answerer:
         cached = self._retrievals.get(key)
         if cached is not None:
             return cached
-        verdict = retrieve(
-            self._index, question.strip(), settings.top_k, settings.min_score,
-            dense=self._dense, max_file_tokens=prompt_budget(settings.num_ctx),
-        )
+        verdict = retrieve_as_configured(self._index, question.strip(), settings, self._dense)
         self._retrievals[key] = verdict
         return verdict
 

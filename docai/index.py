@@ -171,9 +171,6 @@ class SearchIndex:
         self._sources = sorted({chunk.source for chunk in self.chunks})
         source_id = {source: i for i, source in enumerate(self._sources)}
         self._source_of = np.array([source_id[c.source] for c in self.chunks], dtype=np.int64)
-        self._source_tokens = np.bincount(
-            self._source_of, weights=[c.tokens for c in self.chunks], minlength=len(self._sources)
-        )
         ordinals = np.array([chunk.ordinal for chunk in self.chunks], dtype=np.int64)
         order = np.lexsort((ordinals, self._source_of))
         self._tiebreak = np.empty(len(self.chunks), dtype=np.int64)
@@ -276,6 +273,14 @@ class SearchIndex:
         concepts = self._concepts(question)
         weights = relevance.concept_weights(self._tfidf.by_column, concepts)
         return relevance.passages_coverage(self._matrix.counts, rows, concepts, weights)
+
+    @cached_property
+    def _source_tokens(self) -> np.ndarray:
+        """Tokens of each source (its chunks' sum), for the fallback's size limit; computed
+        on the first fallback, not at start-up."""
+        return np.bincount(
+            self._source_of, weights=[c.tokens for c in self.chunks], minlength=len(self._sources)
+        )
 
     def best_file(
         self, question: str, max_tokens: float = math.inf

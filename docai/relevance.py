@@ -98,10 +98,10 @@ def passages_coverage(
         return 0.0
     block = counts[rows]
     present = np.array(
-        [[len(columns) > 0 and block[:, columns].count_nonzero() > 0]
+        [len(columns) > 0 and block[:, columns].count_nonzero() > 0
          for columns in concepts.columns], dtype=bool,
-    ).reshape(len(concepts.columns), 1)
-    return float(_coverage(weights, present, concepts)[0])
+    )
+    return float(_coverage(weights, present[:, None], concepts)[0])
 
 
 def file_coverage(

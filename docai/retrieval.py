@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from docai.models import Hit
+from docai.prompt import prompt_budget
 
 if TYPE_CHECKING:
     from docai.dense import DenseRanking
     from docai.index import SearchIndex
+    from docai.settings import Settings
 
 # How many dense candidates join the fusion (the lexical side uses the index's own depth).
 DENSE_DEPTH = 100
@@ -86,3 +88,14 @@ def retrieve(
     if source is not None and coverage >= min_file_coverage:
         return Fallback(source)
     return NotCovered()
+
+
+def retrieve_as_configured(
+    index: SearchIndex, question: str, settings: Settings, dense: DenseRanking | None = None
+) -> Verdict:
+    """`retrieve` as `docai ask` and `docai eval` run it: the user's k and bar, and a
+    fallback file no longer than the prompt of `settings.num_ctx` can hold."""
+    return retrieve(
+        index, question, settings.top_k, settings.min_score,
+        dense=dense, max_file_tokens=prompt_budget(settings.num_ctx),
+    )

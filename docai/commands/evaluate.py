@@ -15,8 +15,7 @@ from pathlib import Path
 from docai import evaluation, messages
 from docai.evaluation import K_VALUES, QAFileError, Question, Scores, Summary
 from docai.index import DEFAULT_MIN_RELEVANCE
-from docai.prompt import prompt_budget
-from docai.retrieval import retrieve, search
+from docai.retrieval import retrieve_as_configured, search
 from docai.settings import Settings
 from docai.startup import open_retrieval
 
@@ -28,10 +27,7 @@ def run(settings: Settings, qa_file: Path) -> int:
     outcomes = evaluation.evaluate(
         questions,
         lambda question, k: search(index, question, k, min_score=0.0, dense=dense),
-        lambda question: retrieve(
-            index, question, settings.top_k, settings.min_score,
-            dense=dense, max_file_tokens=prompt_budget(settings.num_ctx),
-        ),
+        lambda question: retrieve_as_configured(index, question, settings, dense),
     )
     summary = evaluation.summarise(outcomes)
     min_score = DEFAULT_MIN_RELEVANCE if settings.min_score is None else settings.min_score
