@@ -58,7 +58,7 @@ from docai.stopwords import (
 from docai.tokens import get_encoding
 
 # Bump whenever the terms produced for a given text change: cached indexes key on it.
-ANALYZER_VERSION = "6"
+ANALYZER_VERSION = "7"
 
 STEM_CACHE_SIZE = 200_000
 
@@ -69,6 +69,10 @@ _TOKEN = re.compile(r"(?:--?|[~./]+)?\w+(?:[./:\-]+\w+)*[+#]*")
 # Parts of an identifier: case-change, letter/digit and punctuation boundaries.
 _PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+|[^\W\d_A-Za-z]+")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]{2}")
+# Names joined by slashes ("Swagger/OpenAPI", "GET/POST"): each is a name of its own, so a
+# passage mentioning one does not mention the other. Single letters ("I/O") and lower-case
+# pairs ("read/write", "docs/index") stay one identifier.
+_SLASHED_NAMES = re.compile(r"(?=[^/]*[A-Z])[A-Za-z]{2,}(?:/[A-Za-z]{2,})+")
 # A Portuguese verb with an enclitic pronoun ("editá-la", "instalá-lo", "chama-se"): the
 # verb is the word, the pronoun a stop word. Otherwise the pair is kept whole as an
 # identifier that no passage spells, and counts as a specific subject the docs lack.
@@ -224,20 +228,24 @@ def _tokenise(text: str) -> _Tokens:
     names: set[str] = set()
     folded = fold_marks(text)
     for match in _TOKEN.finditer(folded):
-        token = match.group()
-        enclitic = _ENCLITIC.fullmatch(token) if "-" in token else None
-        if enclitic and token.islower():
-            token = enclitic.group(1)
-        if token.isalpha() and (token.islower() or not _CAMEL.search(token)):
-            word = token.casefold()
-            if word in STOP_WORDS:
-                stop_words.append(word)
-            elif len(word) > 1:
-                tokens.append((word, True))
-                if not token.islower() and not _starts_sentence(folded, match.start()):
-                    names.add(word)
-        else:
-            tokens.append((token, False))
+        token, start = match.group(), match.start()
+        pieces = token.split("/") if "/" in token and _SLASHED_NAMES.fullmatch(token) else (token,)
+        for piece in pieces:
+            token = piece
+            enclitic = _ENCLITIC.fullmatch(token) if "-" in token else None
+            if enclitic and token.islower():
+                token = enclitic.group(1)
+            if token.isalpha() and (token.islower() or not _CAMEL.search(token)):
+                word = token.casefold()
+                if word in STOP_WORDS:
+                    stop_words.append(word)
+                elif len(word) > 1:
+                    tokens.append((word, True))
+                    if not token.islower() and not _starts_sentence(folded, start):
+                        names.add(word)
+            else:
+                tokens.append((token, False))
+            start += len(piece) + 1
     return _Tokens(tokens, stop_words, frozenset(names))
 
 

@@ -234,3 +234,11 @@ def test_rare_lowercase_words_of_english_questions_are_specific_common_ones_are_
     (portuguese,) = [c for c in Analyzer().query_concepts("Como comparo com o restic?")
                      if "restic" in c.terms]
     assert not portuguese.specific
+
+
+def test_slash_joined_names_split_but_single_letters_and_lower_case_pairs_stay_whole():
+    analyzer = Analyzer()
+    assert [c.terms[0] for c in analyzer.query_concepts("Swagger/OpenAPI, I/O, read/write")] == [
+        "swagger", "openapi", "i/o", "read/write",
+    ]
+    assert analyzer.terms("Send GET/POST requests.") == ["send", "get", "post", "request"]

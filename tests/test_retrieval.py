@@ -98,3 +98,10 @@ def test_a_camel_case_name_is_not_covered_by_its_parts():
     assert isinstance(retrieve(index, "How do I set the SQL database address?", 3), Passages)
     assert retrieve(index, "How do I set the PostgreSQL database address?", 3) == NotCovered()
     assert retrieve(index, "How do I set the FastAPI key?", 3) == NotCovered()
+
+
+def test_names_joined_by_a_slash_are_each_a_name():
+    # Docs mentioning "Swagger" do not cover "OpenAPI"; "I/O" and "read/write" stay whole.
+    index = _index_of({"api.md": [("API", "Generate Swagger pages for the routes.")]})
+    assert isinstance(retrieve(index, "Can I generate Swagger pages?", 3), Passages)
+    assert retrieve(index, "Can I generate Swagger/OpenAPI pages?", 3) == NotCovered()
