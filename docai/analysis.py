@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 
 import Stemmer
 
-from docai.conjugation import infinitives
+from docai.inflection import infinitives, singulars
 from docai.glossary import ENGLISH_SYNONYMS, PORTUGUESE_TO_ENGLISH
 from docai.models import Chunk
 from docai.stopwords import (
@@ -58,7 +58,7 @@ from docai.stopwords import (
 from docai.tokens import get_encoding
 
 # Bump whenever the terms produced for a given text change: cached indexes key on it.
-ANALYZER_VERSION = "7"
+ANALYZER_VERSION = "8"
 
 STEM_CACHE_SIZE = 200_000
 
@@ -392,12 +392,13 @@ class Analyzer:
         self, token: str, stem: str, translations: dict[str, tuple[str, ...]]
     ) -> tuple[str, ...] | None:
         """The glossary's English stems for a Portuguese word (by its stem, else by the
-        stem of an infinitive it may be a form of); None when the glossary lacks it."""
+        stem of a singular it may be the plural of or an infinitive it may be a form of);
+        None when the glossary lacks it."""
         if stem in translations or not translations:
             return translations.get(stem)
         portuguese = self._stemmers[PORTUGUESE]
-        for infinitive in infinitives(token):
-            found = translations.get(portuguese(infinitive))
+        for form in singulars(token) + infinitives(token):
+            found = translations.get(portuguese(form))
             if found is not None:
                 return found
         return None

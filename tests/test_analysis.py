@@ -242,3 +242,9 @@ def test_slash_joined_names_split_but_single_letters_and_lower_case_pairs_stay_w
         "swagger", "openapi", "i/o", "read/write",
     ]
     assert analyzer.terms("Send GET/POST requests.") == ["send", "get", "post", "request"]
+
+
+def test_a_plural_finds_its_singulars_glossary_entry():
+    # Snowball stems "comandos" and "erros" apart from "comando" and "erro".
+    terms = analyze_query("Quais comandos mostram erros?")
+    assert "command" in terms and "error" in terms

@@ -1,10 +1,10 @@
-"""Candidate infinitives of Portuguese verb forms (folded, as analysis sees them)."""
+"""Candidate dictionary forms of Portuguese inflected words (folded, as analysis sees them)."""
 
 from __future__ import annotations
 
 import pytest
 
-from docai.conjugation import infinitives
+from docai.inflection import infinitives, singulars
 
 
 @pytest.mark.parametrize(
@@ -24,3 +24,17 @@ def test_a_present_tense_form_proposes_its_infinitive(form, infinitive):
 def test_short_words_and_infinitives_propose_nothing_odd():
     assert infinitives("a") == () and infinitives("ma") == ()
     assert "abrir" not in infinitives("abrir")
+
+
+@pytest.mark.parametrize(
+    ("plural", "singular"),
+    [("comandos", "comando"), ("erros", "erro"), ("itens", "item"), ("papeis", "papel"),
+     ("possiveis", "possivel"), ("flores", "flor"), ("luzes", "luz"), ("anais", "anal")],
+)
+def test_a_plural_proposes_its_singular(plural, singular):
+    assert singular in singulars(plural)
+
+
+def test_an_english_plural_proposes_no_singular():
+    # A Portuguese noun never ends in t: "limits" is English, not a plural of "limit".
+    assert singulars("limits") == () and singulars("tokens") == ("tokem",)

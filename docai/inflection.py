@@ -1,11 +1,13 @@
-"""Portuguese verb forms -> candidate infinitives, so the glossary finds conjugated verbs.
+"""Portuguese inflected forms -> candidate dictionary forms, so the glossary finds them.
 
-Why: glossary entries are infinitives ("abrir", "manter"), and questions use the first or
-third person ("Como abro...", "Como mantenho...", "o comando usa..."). Snowball leaves
-short words whole and stems irregular forms apart from their infinitive ("abro" / "abrir",
-"protejo" / "proteg"), so the stem alone misses them. These rules only propose
-candidates: a candidate counts only when the glossary has it, so a noun that looks like a
-verb form ("carro" -> "carrar") finds nothing and changes nothing.
+Why: glossary entries are infinitives ("abrir", "manter") and singular nouns ("comando"),
+and questions use the first or third person ("Como abro...", "Como mantenho...", "o
+comando usa...") and plurals ("os comandos", "erros"). Snowball leaves short words whole,
+stems irregular forms apart from their infinitive ("abro" / "abrir", "protejo" /
+"proteg"), and stems some plurals apart from their singular ("comandos" -> comand,
+"comando" -> com; "erros" -> erros, "erro" -> erro), so the stem alone misses them. These
+rules only propose candidates: a candidate counts only when the glossary has it, so a
+noun that looks like a verb form ("carro" -> "carrar") finds nothing and changes nothing.
 
 Words arrive folded (no accents): "peço" is "peco".
 """
@@ -34,6 +36,26 @@ _CONJUGATIONS = ("ar", "er", "ir")
 # Shorter regular stems than this are too ambiguous to conjugate ("ma" -> "mar"); the
 # irregular endings are distinctive enough for one letter ("leio" -> "ler").
 _MIN_STEM = 2
+
+
+# Plural endings and their singular, most specific first: itens -> item, papeis -> papel,
+# possiveis -> possivel, flores -> flor, comandos -> comando. A plain -s follows a vowel
+# only: Portuguese nouns end in a vowel or in l, m, r, s, z, so an English plural such as
+# "limits" proposes nothing.
+_PLURALS: tuple[tuple[str, str], ...] = (
+    ("ns", "m"), ("eis", "el"), ("eis", "il"), ("ais", "al"), ("ois", "ol"), ("uis", "ul"),
+    ("res", "r"), ("zes", "z"), ("ses", "s"),
+    ("as", "a"), ("es", "e"), ("os", "o"), ("is", "i"), ("us", "u"),
+)
+
+
+def singulars(word: str) -> tuple[str, ...]:
+    """Singular nouns `word` may be the plural of, most likely first; () if none."""
+    return tuple(dict.fromkeys(
+        word[: -len(ending)] + singular
+        for ending, singular in _PLURALS
+        if word.endswith(ending) and len(word) - len(ending) >= _MIN_STEM
+    ))
 
 
 def infinitives(word: str) -> tuple[str, ...]:
