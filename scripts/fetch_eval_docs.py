@@ -1,6 +1,6 @@
 """Fetch the public documentation the retrieval evaluation runs on.
 
-Five corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
+Seven corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
 
 * MkDocs' user guide (`mkdocs-doc`): the set retrieval is tuned and its targets enforced on.
   Real HTML with navigation chrome, code blocks and a long changelog that acts as a distractor;
@@ -18,11 +18,17 @@ Five corpora nobody on the team wrote (so the questions cannot be tuned to our o
   tutorial, a guide for bash users, a long FAQ and the language and interactive-use references,
   with one page per builtin command (over a hundred short reference pages) and very long
   release notes as distractors (130 pages).
-* Flask's documentation (`python-flask-doc`, Sphinx HTML): written blind, the held-out set (see
-  scripts/eval.py); about a web framework: installation, quickstart, a step-by-step tutorial,
-  topic guides (testing, configuration, error handling, the CLI), over twenty "patterns" pages
-  and deployment guides, with a very long API reference and changelog as distractors (72
-  pages).
+* Flask's documentation (`python-flask-doc`, Sphinx HTML): written blind, session 3's
+  held-out set, a tuning set since; about a web framework: installation, quickstart, a
+  step-by-step tutorial, topic guides (testing, configuration, error handling, the CLI),
+  over twenty "patterns" pages and deployment guides, with a very long API reference and
+  changelog as distractors (72 pages).
+* pytest's documentation (`python-pytest-doc`, Sphinx HTML): written blind, session 4's
+  held-out set; a test framework: how-to guides, explanations, a long API/ini/flag
+  reference, examples, and over 150 release announcements as distractors (217 pages).
+* Sphinx's documentation (`sphinx-doc`, Sphinx HTML): written blind, session 4's held-out
+  set; a documentation generator: tutorial, configuration reference, reStructuredText and
+  extension guides, man pages, the extension API and a very long changelog (94 pages).
 
 Each comes from a Debian package pinned to one version and checked against a SHA-256, so
 every run evaluates exactly the same text. Idempotent: a stamp file next to the
@@ -53,7 +59,7 @@ class DebianDocs:
     version: str
     sha256: str
     docs_path: str
-    excluded: frozenset[str]  # not documentation: error page, redirect stubs
+    excluded: frozenset[str]  # not documentation: error page, redirect stubs; "dir/": a folder
 
     @property
     def target(self) -> Path:
@@ -131,7 +137,27 @@ FLASK = DebianDocs(
     ),
 )
 
-ALL_DOCS = (MKDOCS, CLICK, BORG, FISH, FLASK)
+PYTEST = DebianDocs(
+    name="pytest",
+    package="python-pytest-doc",
+    version="7.2.1-2",
+    sha256="8cf17eb7826a2bbbc8207447fc888cbb75fd86680146542ebd9545e18229d3aa",
+    docs_path="usr/share/doc/python-pytest-doc/html",
+    excluded=frozenset(
+        {"_modules/", "404.html", "genindex.html", "py-modindex.html", "search.html"}
+    ),
+)
+
+SPHINX = DebianDocs(
+    name="sphinx",
+    package="sphinx-doc",
+    version="5.3.0-4",
+    sha256="1da3d08bb3a0bc82a4b8b8109410e223054bf5fb13904557ec8ea869046f65b4",
+    docs_path="usr/share/doc/sphinx-doc/html",
+    excluded=frozenset({"_modules/", "genindex.html", "py-modindex.html", "search.html"}),
+)
+
+ALL_DOCS = (MKDOCS, CLICK, BORG, FISH, FLASK, PYTEST, SPHINX)
 
 
 class FetchError(Exception):
@@ -182,7 +208,7 @@ def _copy_docs(source: Path, target: Path, excluded: frozenset[str]) -> None:
         raise FetchError(f"the package has no folder {source}")
     for page in sorted(source.rglob("*.html")):
         relative = page.relative_to(source).as_posix()
-        if relative in excluded:
+        if relative in excluded or any(relative.startswith(e) for e in excluded if e[-1] == "/"):
             continue
         destination = target / relative
         destination.parent.mkdir(parents=True, exist_ok=True)
