@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 
 import Stemmer
 
-from docai.inflection import infinitives, singulars
 from docai.glossary import ENGLISH_SYNONYMS, PORTUGUESE_TO_ENGLISH
+from docai.inflection import infinitives, singulars
 from docai.models import Chunk
 from docai.stopwords import (
     ENGLISH_ONLY,
@@ -58,7 +58,7 @@ from docai.stopwords import (
 from docai.tokens import get_encoding
 
 # Bump whenever the terms produced for a given text change: cached indexes key on it.
-ANALYZER_VERSION = "8"
+ANALYZER_VERSION = "9"
 
 STEM_CACHE_SIZE = 200_000
 
@@ -372,7 +372,9 @@ class Analyzer:
                 ))
                 continue
             extra = portuguese(token)
-            translated = self._translation(token, extra, translations)
+            # A name is not translated: "RAM" is not "ramo" (branch).
+            named = token in tokens.names
+            translated = None if named else self._translation(token, extra, translations)
             if token in QUESTION_SCAFFOLDING or translated == ():
                 continue
             stem = english(token)
@@ -381,10 +383,9 @@ class Analyzer:
             related = tuple(s for t in (stem, *translated) for s in self._synonyms.get(t, ()))
             concepts.append(Concept(
                 tuple(dict.fromkeys(terms + translated)),
-                specific=bool(translated) or token in tokens.names
-                or (english_question and is_rare_english(token)),
+                specific=bool(translated) or named or (english_question and is_rare_english(token)),
                 related=tuple(s for s in dict.fromkeys(related) if s not in terms + translated),
-                named=token in tokens.names,
+                named=named,
             ))
         return concepts
 

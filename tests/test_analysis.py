@@ -248,3 +248,14 @@ def test_a_plural_finds_its_singulars_glossary_entry():
     # Snowball stems "comandos" and "erros" apart from "comando" and "erro".
     terms = analyze_query("Quais comandos mostram erros?")
     assert "command" in terms and "error" in terms
+
+
+def test_a_name_in_a_portuguese_question_is_not_translated():
+    # "RAM" is a name, not a form of "ramo" (branch); lower-case "ramo" still is.
+    terms = analyze_query("Quanta memória RAM o build precisa?")
+    assert "ram" in terms and "branch" not in terms
+    assert "branch" in analyze_query("qual ramo uso?")
+
+
+def test_informal_portuguese_fillers_are_stop_words():
+    assert analyze_query("tá demorando, vc sabe pq?") == analyze_query("demorando, sabe?")

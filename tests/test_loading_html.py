@@ -72,6 +72,17 @@ def test_sphinx_and_mkdocs_permalink_marks_are_not_part_of_headings(tmp_path: Pa
     assert "¶" not in all_text(doc)
 
 
+def test_a_sphinx_table_of_contents_is_navigation_not_content(tmp_path: Path) -> None:
+    # A toctree lists other pages' titles; as text it would match almost any question.
+    doc = load_html(
+        tmp_path,
+        '<body><main><h1>Welcome</h1><p>Start here.</p><div class="toctree-wrapper compound">'
+        '<ul><li><a href="install.html">Installation</a></li><li><a href="api.html">API'
+        "</a></li></ul></div></main></body>",
+    )
+    assert all_text(doc) == "Start here."
+
+
 def test_chrome_scripts_and_hidden_content_are_dropped(tmp_path: Path) -> None:
     text = all_text(load_html(tmp_path, SITE_PAGE))
     for unwanted in ("tracker", "color", "Entrar", "Início", "Migalhas", "ícone", "JavaScript",

@@ -28,6 +28,9 @@ _SECTIONING = ("article", "main", "section", "aside", "nav")
 # The "¶" permalink Sphinx and Python-Markdown (MkDocs) put after every heading: not part of
 # the heading, which a citation shows ("Installation > From Source", not "Installation¶").
 _PERMALINK_CLASS = "headerlink"
+# A Sphinx table of contents ("toctree") lists other pages' titles: navigation inside the
+# content, never an answer, and a page of it matches almost any question.
+_TABLE_OF_CONTENTS_CLASS = "toctree-wrapper"
 _HEADINGS = {f"h{level}": level for level in range(1, 7)}
 _PARAGRAPH_TAGS = frozenset(
     {"p", "div", "section", "article", "main", "header", "footer", "aside", "blockquote",
@@ -221,4 +224,4 @@ def _is_chrome(tag: Tag) -> bool:
         return tag.find_parent(_SECTIONING) is None
     if tag.name == "aside":
         return tag.find_parent(("article", "main", "section")) is None
-    return False
+    return _TABLE_OF_CONTENTS_CLASS in tag.get_attribute_list("class")
