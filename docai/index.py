@@ -31,6 +31,7 @@ from docai import relevance
 from docai.analysis import ANALYZER_VERSION, Analyzer, default_analyzer
 from docai.fusion import drop_near_duplicates, reciprocal_rank_fusion, top
 from docai.models import Chunk, Hit
+from docai.phrases import fold_text, multiword_names
 from docai.relevance import Concepts
 from docai.scoring import BM25_B, BM25_K1, Bm25Scorer, TfidfScorer
 
@@ -209,17 +210,35 @@ class SearchIndex:
         return ids, np.array([known[j] for j in ids.tolist()], dtype=np.float64)
 
     def _concepts(self, question: str) -> Concepts:
-        """The question's distinct concepts as column ids of their known terms."""
+        """The question's distinct concepts as column ids of their known terms, and its
+        multi-word names as the chunks that contain them."""
         distinct = dict.fromkeys(self._analyzer.query_concepts(question))
         return Concepts(
-            tuple(
-                np.array(sorted({self._column[t] for t in c.alternatives if t in self._column}),
-                         dtype=np.int64)
-                for c in distinct
-            ),
+            tuple(self._known_columns(c.alternatives) for c in distinct),
             tuple(c.specific for c in distinct),
             tuple(c.named for c in distinct),
+            tuple(self._chunks_naming(name) for name in multiword_names(question)),
         )
+
+    def _known_columns(self, terms: Sequence[str]) -> np.ndarray:
+        return np.array(sorted({self._column[t] for t in terms if t in self._column}),
+                        dtype=np.int64)
+
+    def _chunks_naming(self, name: str) -> np.ndarray:
+        """Ids of the chunks whose text contains the multi-word `name` (folded).
+
+        Only chunks holding every word of it are read, so the text of a few chunks is
+        scanned, not the corpus.
+        """
+        candidates: np.ndarray | None = None
+        for concept in self._analyzer.query_concepts(name):
+            columns = self._known_columns(concept.alternatives)
+            rows = np.unique(self._tfidf.by_column[:, columns].indices).astype(np.int64)
+            candidates = rows if candidates is None else np.intersect1d(candidates, rows)
+        if candidates is None:
+            return np.array([], dtype=np.int64)
+        return np.array([row for row in candidates.tolist()
+                         if name in fold_text(self.chunks[row].text)], dtype=np.int64)
 
     def search(
         self,

@@ -13,8 +13,9 @@ idf (rare concepts say more about the topic than common ones), and a concept the
 does not know at all ("Netlify", "KaTeX") weighs as much as the rarest known term: it is
 the most specific thing asked, and nothing answers it. A concept the corpus knows but the
 passages lack weighs only `ABSENT_SHARE` of its idf: users describe things in their own
-words, which the docs often use elsewhere. Coverage = covered weight / total weight, in
-0..1, comparable across questions and corpora.
+words, which the docs often use elsewhere. A multi-word name ("VS Code") is one more named
+concept, covered only where the whole name occurs (`phrases`). Coverage = covered weight /
+total weight, in 0..1, comparable across questions and corpora.
 
 Everything here costs the postings of the question's terms (numpy over CSC slices), never
 a pass over the corpus in Python.
@@ -51,11 +52,30 @@ class Concepts:
     """A question's distinct concepts: the known column ids of each (empty when unknown),
     whether each is specific (an unknown specific concept weighs in full against coverage,
     an unknown unspecific one `UNSPECIFIC_SHARE` of that) and whether it is a name (an
-    unknown one weighs `UNKNOWN_NAME_WEIGHT` times in full); see `analysis.Concept`."""
+    unknown one weighs `UNKNOWN_NAME_WEIGHT` times in full); see `analysis.Concept`.
+
+    `phrase_rows` adds one named concept per multi-word name (`phrases`): the chunks whose
+    text contains it. It counts after the word concepts, and a passage covers it only by
+    containing the whole name, not its words apart.
+    """
 
     columns: tuple[np.ndarray, ...]
     specific: tuple[bool, ...]
     named: tuple[bool, ...]
+    phrase_rows: tuple[np.ndarray, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.columns) + len(self.phrase_rows)
+
+    def known(self) -> np.ndarray:
+        """Whether the docs hold each concept anywhere."""
+        return np.array([len(ids) > 0 for ids in self.columns + self.phrase_rows], dtype=bool)
+
+    def flags(self) -> tuple[np.ndarray, np.ndarray]:
+        """(specific, named) of each concept; a multi-word name is both."""
+        names = (True,) * len(self.phrase_rows)
+        return (np.array(self.specific + names, dtype=bool),
+                np.array(self.named + names, dtype=bool))
 
 
 def idf(document_frequency: np.ndarray, rows: int) -> np.ndarray:
@@ -73,15 +93,15 @@ def concept_weights(
 ) -> np.ndarray:
     """idf of each concept, from the document frequency of its most frequent term (a
     lower bound of the chunks holding any of its terms, read off the postings offsets in
-    constant time); an unknown concept weighs as much as the rarest known term (times
-    `share` when unspecific)."""
+    constant time) or, for a multi-word name, of the chunks holding it; an unknown concept
+    weighs as much as the rarest known term (times `share` when unspecific)."""
     document_frequency = np.diff(postings.indptr)
     frequency = np.array(
-        [document_frequency[c].max(initial=0) for c in concepts.columns], dtype=np.int64
+        [document_frequency[c].max(initial=0) for c in concepts.columns]
+        + [len(rows) for rows in concepts.phrase_rows], dtype=np.int64,
     )
     unknown = frequency == 0
-    specific = np.array(concepts.specific, dtype=bool)
-    named = np.array(concepts.named, dtype=bool)
+    specific, named = concepts.flags()
     factor = np.select([unknown & named, unknown & ~specific], [UNKNOWN_NAME_WEIGHT, share], 1.0)
     return idf(frequency, postings.shape[0]) * factor
 
@@ -99,7 +119,8 @@ def passages_coverage(
     block = counts[rows]
     present = np.array(
         [len(columns) > 0 and block[:, columns].count_nonzero() > 0
-         for columns in concepts.columns], dtype=bool,
+         for columns in concepts.columns]
+        + [bool(np.isin(phrase, rows).any()) for phrase in concepts.phrase_rows], dtype=bool,
     )
     return float(_coverage(weights, present[:, None], concepts)[0])
 
@@ -117,10 +138,12 @@ def file_coverage(
 
     Ties go to the first file by name; (None, 0.0) when no concept is known in any.
     """
-    present = np.zeros((len(concepts.columns), len(sources)), dtype=bool)
+    present = np.zeros((len(concepts), len(sources)), dtype=bool)
     for concept, columns in enumerate(concepts.columns):
         for column in columns.tolist():
             present[concept, source_of[_postings(postings, column)]] = True
+    for phrase, rows in enumerate(concepts.phrase_rows, start=len(concepts.columns)):
+        present[phrase, source_of[rows]] = True
     coverage = _coverage(weights, present, concepts)
     if eligible is not None:
         coverage[~eligible] = 0.0
@@ -136,8 +159,7 @@ def _coverage(weights: np.ndarray, present: np.ndarray, concepts: Concepts) -> n
     concept that is absent weighs `ABSENT_SHARE` of its weight."""
     if len(weights) == 0:
         return np.zeros(present.shape[1])
-    known = np.array([len(columns) > 0 for columns in concepts.columns], dtype=bool)
-    absent_factor = np.where(known, ABSENT_SHARE, 1.0)[:, None]
+    absent_factor = np.where(concepts.known(), ABSENT_SHARE, 1.0)[:, None]
     effective = np.where(present, 1.0, absent_factor) * weights[:, None]
     total = effective.sum(axis=0)
     covered = (effective * present).sum(axis=0)

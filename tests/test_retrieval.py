@@ -105,3 +105,13 @@ def test_names_joined_by_a_slash_are_each_a_name():
     index = _index_of({"api.md": [("API", "Generate Swagger pages for the routes.")]})
     assert isinstance(retrieve(index, "Can I generate Swagger pages?", 3), Passages)
     assert retrieve(index, "Can I generate Swagger/OpenAPI pages?", 3) == NotCovered()
+
+
+def test_a_multi_word_name_is_covered_only_by_the_whole_name():
+    # Docs that say "drive" and "Google" apart do not cover "Google Drive".
+    apart = _index_of({"backup.md": [("Backup", "Copy the drive to Google servers.")]})
+    together = _index_of({"backup.md": [("Backup", "Copy the Google Drive to servers.")]})
+    question = "Can I copy my Google Drive?"
+    assert retrieve(apart, question, 3) == NotCovered()
+    assert isinstance(retrieve(together, question, 3), Passages)
+    assert isinstance(retrieve(apart, "Can I copy my drive to Google?", 3), Passages)
