@@ -90,6 +90,9 @@ _INFLECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 # Between a sentence's end and its first word: spaces, quotes, brackets, emphasis marks.
 _SENTENCE_GAP = frozenset(" \t\r\n\"'`([*_-")
+# Abbreviations whose full stop does not end a sentence ("e.g.", "i.e.", "ex.", "vs."; not
+# "etc.", which often does).
+_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|ex|vs|cf|p\.ex)\.)$", re.IGNORECASE)
 _APOSTROPHE = re.compile(r"(?<=\w)['’](?=\w)")
 _COMBINING_MARKS = re.compile(
     "[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+"
@@ -214,6 +217,8 @@ def _starts_sentence(text: str, start: int) -> bool:
     before = start - 1
     while before >= 0 and text[before] in _SENTENCE_GAP:
         before -= 1
+    if before >= 0 and text[before] == "." and _ABBREVIATION.search(text, 0, before + 1):
+        return False  # "e.g. Netlify": the full stop ends an abbreviation, not a sentence
     return before < 0 or text[before] in ".!?:"
 
 

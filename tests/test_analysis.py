@@ -259,3 +259,9 @@ def test_a_name_in_a_portuguese_question_is_not_translated():
 
 def test_informal_portuguese_fillers_are_stop_words():
     assert analyze_query("tá demorando, vc sabe pq?") == analyze_query("demorando, sabe?")
+
+
+def test_a_capital_after_an_abbreviation_is_still_a_name():
+    concepts = {c.terms[0]: c for c in Analyzer().query_concepts(
+        "Can I deploy to a host, e.g. Netlify, or ex. Vercel?")}
+    assert concepts["netlifi"].named and concepts["vercel"].named
