@@ -216,7 +216,7 @@ class Answerer:
         return "\n\n".join(parts)
 
     def _first_passage(self, source: str) -> tuple[Hit, ...]:
-        first = next((c for c in self._index.chunks if c.source == source), None)
+        first = self._index.chunks.first_of(source)
         return (Hit(first, 0.0),) if first is not None else ()
 
     def _budget_warnings(self, prompt: Prompt, retrieved: int) -> Iterator[AnswerWarning]:

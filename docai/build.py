@@ -5,7 +5,8 @@ within `RACY_WINDOW_NS` of the cache's last write: those could have changed unse
 others are hashed, and only those whose bytes changed are parsed, chunked and term-counted, in
 parallel across cores. The cached counts of the reused files are merged with the fresh
 ones in canonical form (see `counts`), and IDF is computed by `SearchIndex` from the merged
-counts, so an incremental build searches exactly like a full rebuild.
+counts, so an incremental build searches exactly like a full rebuild. When every file is
+reused, the cached matrix and chunk table are that result already and are used as loaded.
 """
 
 from __future__ import annotations
@@ -15,15 +16,16 @@ from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
+from itertools import groupby
 from pathlib import Path
 from time import perf_counter
 
 import numpy as np
-import scipy.sparse as sp
 
 from docai import cache, messages
 from docai.analysis import ANALYZER_VERSION
 from docai.cache import CachedIndex, CacheKey, FileEntry
+from docai.chunk_table import ChunkTable
 from docai.counts import block_of, merge
 from docai.errors import CacheError
 from docai.index import SearchIndex, TermMatrix
@@ -93,15 +95,14 @@ def open_index(settings: Settings, *, progress: bool) -> tuple[SearchIndex, Buil
     parsed_at = perf_counter()
 
     entries, fresh = _entries(sources, kept, parsed, known)
-    entries, vocabulary, counts = _merge_counts(entries, fresh, parsed, previous)
-    chunks = [chunk for entry in entries for chunk in entry.chunks]
-    index = SearchIndex(chunks, TermMatrix(vocabulary, counts), settings.retrieval)
+    stored = _assemble(cache_key(settings), entries, fresh, parsed, previous)
+    chunks = stored.chunks
+    index = SearchIndex(chunks, TermMatrix(stored.vocabulary, stored.counts), settings.retrieval)
     indexed = perf_counter()
 
     changed_files = sum(1 for source in fresh if source in known)
     removed = len(known.keys() - set(sources))
     dirty = previous is None or removed or len(kept) < len(sources)
-    stored = CachedIndex(cache_key(settings), tuple(entries), vocabulary, counts)
     warning = _save(directory, stored) if dirty else None
     saved = perf_counter()
 
@@ -115,7 +116,7 @@ def open_index(settings: Settings, *, progress: bool) -> tuple[SearchIndex, Buil
         notices=tuple(Notice(e.source, message) for e in entries for message in e.notices),
         sections=sum(entry.sections for entry in entries),
         chunks=len(chunks),
-        tokens=sum(chunk.tokens for chunk in chunks),
+        tokens=int(chunks.tokens.sum()),
         timings=PhaseTimings(
             scan=scanned - started,
             parse=parsed_at - scanned,
@@ -157,19 +158,21 @@ def _plan(
     even read) and tasks for the workers (hashed; parsed only if the bytes changed)."""
     kept: set[str] = set()
     tasks: list[tuple[str, str | None]] = []
+    folder = os.fspath(root)
     for source in sources:
         entry = known.get(source)
         if (entry is not None and entry.mtime_ns < trusted_before_ns
-                and _same_stat(root / source, entry)):
+                and _same_stat(os.path.join(folder, source), entry)):
             kept.add(source)
         else:
             tasks.append((source, entry.sha256 if entry else None))
     return kept, tasks
 
 
-def _same_stat(path: Path, entry: FileEntry) -> bool:
+def _same_stat(path: str, entry: FileEntry) -> bool:
+    """A plain string path: building a `Path` per file would cost more than its stat."""
     try:
-        stat = path.stat()
+        stat = os.stat(path)
     except OSError:
         return False
     return stat.st_size == entry.size and stat.st_mtime_ns == entry.mtime_ns
@@ -218,7 +221,8 @@ def _entries(
     parsed: dict[str, ParsedFile],
     known: dict[str, FileEntry],
 ) -> tuple[list[FileEntry], set[str]]:
-    """The new file list in discovery order (rows not yet final) and the freshly parsed."""
+    """The new file list in discovery order and the freshly parsed. Rows are not final yet:
+    reused entries keep their rows in the cache, fresh ones get (0, their chunk count)."""
     entries: list[FileEntry] = []
     fresh: set[str] = set()
     for source in sources:
@@ -237,8 +241,7 @@ def _entries(
                 size=item.size,
                 mtime_ns=item.mtime_ns,
                 sections=item.sections,
-                chunks=item.chunks,
-                rows=(0, 0),
+                rows=(0, len(item.chunks)),
                 skipped=item.skipped.reason if item.skipped else None,
                 notices=tuple(notice.message for notice in item.notices),
             )
@@ -246,17 +249,23 @@ def _entries(
     return entries, fresh
 
 
-def _merge_counts(
+def _assemble(
+    key: CacheKey,
     entries: list[FileEntry],
     fresh: set[str],
     parsed: dict[str, ParsedFile],
     previous: CachedIndex | None,
-) -> tuple[list[FileEntry], tuple[str, ...], sp.csr_matrix]:
-    """Merge the reused cached rows with the fresh blocks; give each entry its final rows.
+) -> CachedIndex:
+    """The new index: entries with their final rows, merged counts, chunks in file order.
 
-    Reused entries still carry their row range in the previous matrix, which is how their
-    rows are picked out of it.
+    Reused entries still carry their row range in the previous index, which is how their
+    rows and chunks are picked out of it. When nothing is fresh and the rows are the stored
+    ones in the stored order, the stored index is already the result (it is canonical, as
+    `merge` made it): a warm start merges and copies nothing.
     """
+    if (previous is not None and not fresh
+            and [entry.rows for entry in entries] == [entry.rows for entry in previous.files]):
+        return replace(previous, files=tuple(entries))
     reused = [np.arange(*entry.rows) for entry in entries if entry.source not in fresh]
     blocks = [parsed[entry.source].counts for entry in entries if entry.source in fresh]
     if previous is not None and reused:
@@ -268,12 +277,44 @@ def _merge_counts(
     permutation: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
     placed: list[FileEntry] = []
     for entry in entries:
-        size, is_fresh = len(entry.chunks), entry.source in fresh
+        size, is_fresh = entry.rows[1] - entry.rows[0], entry.source in fresh
         permutation.append(np.arange(next_row[is_fresh], next_row[is_fresh] + size))
         next_row[is_fresh] += size
         start = placed[-1].rows[1] if placed else 0
         placed.append(replace(entry, rows=(start, start + size)))
-    return placed, vocabulary, stacked[np.concatenate(permutation)]
+    counts = stacked[np.concatenate(permutation)]
+    chunks = _chunk_table(entries, fresh, parsed, previous)
+    return CachedIndex(key, tuple(placed), vocabulary, counts, chunks)
+
+
+def _chunk_table(
+    entries: list[FileEntry],
+    fresh: set[str],
+    parsed: dict[str, ParsedFile],
+    previous: CachedIndex | None,
+) -> ChunkTable:
+    """The chunks of `entries` in order: each run of fresh files as one new table, each
+    run of reused files as slices of the stored table (one per range of adjacent rows)."""
+    stored = previous.chunks if previous is not None else ChunkTable.of(())
+    tables: list[ChunkTable] = []
+    for is_fresh, run in groupby(entries, key=lambda entry: entry.source in fresh):
+        if is_fresh:
+            chunks = [chunk for entry in run for chunk in parsed[entry.source].chunks]
+            tables.append(ChunkTable.of(chunks))
+        else:
+            tables.extend(stored.slice(start, stop) for start, stop in _joined(run))
+    return ChunkTable.join(tables)
+
+
+def _joined(entries: Iterable[FileEntry]) -> list[tuple[int, int]]:
+    """The entries' row ranges, adjacent ones joined into one."""
+    ranges: list[tuple[int, int]] = []
+    for start, stop in (entry.rows for entry in entries):
+        if ranges and ranges[-1][1] == start:
+            ranges[-1] = (ranges[-1][0], stop)
+        elif stop > start:
+            ranges.append((start, stop))
+    return ranges
 
 
 def _save(directory: Path, cached: CachedIndex) -> str | None:

@@ -1,10 +1,12 @@
 """The on-disk index cache: `manifest.json` (what was indexed, from which bytes) + `arrays.npz`.
 
-Why two files: chunk text and per-file bookkeeping are naturally JSON, while the term-count
-matrix is large and numeric, so it goes to an `.npz` read with `allow_pickle=False`. A random
-`generation` id written into both lets a reader notice a pair that comes from two different
-writes. Anything unexpected raises `CacheError`: the caller rebuilds, it never trusts a
-half-valid cache.
+Why two files: per-file bookkeeping is naturally JSON, while the term-count matrix and the
+chunks (texts, heading paths, ordinals, token counts) are bulk data: they go to an `.npz`
+read with `allow_pickle=False`, texts as one UTF-8 buffer with offsets, so a warm start
+reads them in one copy instead of parsing 100k JSON strings into objects (`ChunkTable`).
+The zip's CRC-32 of every array catches damaged bytes. A random `generation` id written
+into both files lets a reader notice a pair that comes from two different writes. Anything
+unexpected raises `CacheError`: the caller rebuilds, it never trusts a half-valid cache.
 
 Writes are atomic (temp file in the same folder, fsync, `os.replace`; arrays first, manifest
 last) and serialised by an exclusive `flock`; readers take a shared lock, so a reader never
@@ -19,10 +21,10 @@ import os
 import tempfile
 import uuid
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import accumulate
 from pathlib import Path
 from typing import IO, Any
 
@@ -30,16 +32,19 @@ import numpy as np
 import scipy.sparse as sp
 
 from docai import __version__, messages
+from docai.chunk_table import ChunkTable, Strings
 from docai.errors import CacheError
-from docai.models import Chunk
 
-FORMAT_VERSION = 2
+# 3: chunks moved from the manifest to arrays.npz; files stored column-wise.
+FORMAT_VERSION = 3
 MANIFEST_NAME = "manifest.json"
 ARRAYS_NAME = "arrays.npz"
 LOCK_NAME = "lock"
-# The per-file chunk columns in the manifest and the JSON type of their items.
-CHUNK_COLUMNS: dict[str, type] = {
-    "heading_paths": list, "ordinals": int, "texts": str, "tokens": int,
+# The manifest's per-file columns and the JSON type of their items ("skipped" is str or
+# null; "chunks" counts a file's rows, which follow one another in file order).
+FILE_COLUMNS: dict[str, type] = {
+    "source": str, "sha256": str, "size": int, "mtime_ns": int, "sections": int,
+    "chunks": int, "notices": list,
 }
 
 
@@ -65,14 +70,14 @@ class CacheKey:
 
 @dataclass(frozen=True, slots=True)
 class FileEntry:
-    """One discovered file as last indexed. `rows` is its half-open row range in the matrix."""
+    """One discovered file as last indexed. `rows` is the half-open range of its chunks'
+    rows in the matrix and the chunk table."""
 
     source: str
     sha256: str
     size: int
     mtime_ns: int
     sections: int
-    chunks: tuple[Chunk, ...]
     rows: tuple[int, int]
     skipped: str | None
     notices: tuple[str, ...]
@@ -80,12 +85,13 @@ class FileEntry:
 
 @dataclass(frozen=True, slots=True)
 class CachedIndex:
-    """A whole index as stored: files in order, and the term counts of all their chunks."""
+    """A whole index as stored: files in order, their chunks and the chunks' term counts."""
 
     key: CacheKey
     files: tuple[FileEntry, ...]
     vocabulary: tuple[str, ...]
     counts: sp.csr_matrix
+    chunks: ChunkTable
 
 
 def load(directory: Path, key: CacheKey) -> CachedIndex | None:
@@ -109,15 +115,17 @@ def load(directory: Path, key: CacheKey) -> CachedIndex | None:
     stored_key = _parse_key(_field(manifest, "key", dict))
     if stored_key != key:
         raise CacheError(key.difference(stored_key))
-    if _field(manifest, "generation", str) != arrays["generation"]:
+    if _field(manifest, "generation", str) != _generation(arrays):
         raise CacheError(messages.CACHE_GENERATION_MISMATCH)
     vocabulary = tuple(_field(manifest, "vocabulary", list))
-    if not all(isinstance(term, str) for term in vocabulary):
+    if not _all_of(str, vocabulary):
         raise CacheError(messages.CACHE_BAD_MANIFEST.format(field="vocabulary"))
-    files = tuple(_parse_entry(item) for item in _field(manifest, "files", list))
+    files = _parse_files(_field(manifest, "files", dict))
     counts = _build_matrix(arrays, len(vocabulary))
-    _check_rows(files, counts.shape[0])
-    return CachedIndex(key=key, files=files, vocabulary=vocabulary, counts=counts)
+    if (files[-1].rows[1] if files else 0) != counts.shape[0]:
+        raise CacheError(messages.CACHE_BAD_MANIFEST.format(field="chunks"))
+    chunks = _build_chunks(arrays, files)
+    return CachedIndex(key=key, files=files, vocabulary=vocabulary, counts=counts, chunks=chunks)
 
 
 def saved_at_ns(directory: Path) -> int | None:
@@ -138,9 +146,10 @@ def save(directory: Path, cached: CachedIndex) -> None:
         "generation": generation,
         "key": {name: getattr(cached.key, name) for name in CacheKey.__slots__},
         "vocabulary": list(cached.vocabulary),
-        "files": [_entry_json(entry) for entry in cached.files],
+        "files": _files_json(cached.files),
     }
     manifest_bytes = json.dumps(manifest, ensure_ascii=False, separators=(",", ":")).encode()
+    chunks = cached.chunks
     with _locked(directory, fcntl.LOCK_EX, create=True):
         _remove_leftovers(directory, (ARRAYS_NAME, MANIFEST_NAME))
         write_atomic(
@@ -152,6 +161,13 @@ def save(directory: Path, cached: CachedIndex) -> None:
                 indptr=counts.indptr.astype(np.int64, copy=False),
                 shape=np.asarray(counts.shape, dtype=np.int64),
                 generation=np.asarray(generation),
+                ordinals=chunks.ordinals,
+                tokens=chunks.tokens,
+                texts=chunks.texts.data,
+                text_offsets=chunks.texts.offsets,
+                heading_parts=chunks.heading_parts.data,
+                heading_part_offsets=chunks.heading_parts.offsets,
+                heading_offsets=chunks.heading_offsets,
             ),
         )
         write_atomic(directory / MANIFEST_NAME, lambda handle: handle.write(manifest_bytes))
@@ -206,34 +222,65 @@ def write_atomic(path: Path, write: Callable[[IO[bytes]], object]) -> None:
         raise
 
 
-def _read_arrays(path: Path) -> dict[str, Any]:
+def _read_arrays(path: Path) -> dict[str, np.ndarray]:
+    """Every array in the file; which ones must be there is checked after the format version,
+    so a cache of another format is reported as such, not as damaged."""
     try:
         with np.load(path, allow_pickle=False) as npz:
-            arrays = {name: npz[name] for name in ("data", "indices", "indptr", "shape")}
-            generation = npz["generation"]
+            return {name: npz[name] for name in npz.files}
     except FileNotFoundError as error:
         raise CacheError(messages.CACHE_ARRAYS_MISSING) from error
     except (ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
         raise CacheError(messages.CACHE_ARRAYS_CORRUPT) from error
+
+
+def _array(arrays: dict[str, np.ndarray], name: str) -> np.ndarray:
+    try:
+        return arrays[name]
+    except KeyError as error:
+        raise CacheError(messages.CACHE_ARRAYS_CORRUPT) from error
+
+
+def _generation(arrays: dict[str, np.ndarray]) -> str:
+    generation = _array(arrays, "generation")
     if generation.shape != () or generation.dtype.kind != "U":
         raise CacheError(messages.CACHE_ARRAYS_CORRUPT)
-    arrays["generation"] = str(generation)
-    return arrays
+    return str(generation)
 
 
-def _build_matrix(arrays: dict[str, Any], width: int) -> sp.csr_matrix:
-    shape = arrays["shape"]
+def _build_matrix(arrays: dict[str, np.ndarray], width: int) -> sp.csr_matrix:
+    shape = _array(arrays, "shape")
     if shape.shape != (2,) or int(shape[1]) != width:
         raise CacheError(messages.CACHE_ARRAYS_CORRUPT)
     try:
         counts = sp.csr_matrix(
-            (arrays["data"], arrays["indices"], arrays["indptr"]),
+            (_array(arrays, "data"), _array(arrays, "indices"), _array(arrays, "indptr")),
             shape=(int(shape[0]), width),
         )
         counts.check_format(full_check=True)
     except (ValueError, TypeError) as error:
         raise CacheError(messages.CACHE_ARRAYS_CORRUPT) from error
     return counts
+
+
+def _build_chunks(arrays: dict[str, np.ndarray], files: tuple[FileEntry, ...]) -> ChunkTable:
+    """The chunk table; row i belongs to the file whose `rows` hold i (checked to tile)."""
+    with_chunks = [entry for entry in files if entry.rows[1] > entry.rows[0]]
+    sizes = np.array([end - start for start, end in (e.rows for e in with_chunks)], dtype=np.int64)
+    try:
+        return ChunkTable(
+            sources=tuple(entry.source for entry in with_chunks),
+            source_ids=np.repeat(np.arange(len(with_chunks), dtype=np.int64), sizes),
+            ordinals=_array(arrays, "ordinals"),
+            tokens=_array(arrays, "tokens"),
+            texts=Strings(_array(arrays, "texts"), _array(arrays, "text_offsets")),
+            heading_parts=Strings(
+                _array(arrays, "heading_parts"), _array(arrays, "heading_part_offsets")
+            ),
+            heading_offsets=_array(arrays, "heading_offsets"),
+        )
+    except ValueError as error:
+        raise CacheError(messages.CACHE_ARRAYS_CORRUPT) from error
 
 
 def _parse_json(raw: bytes) -> dict[str, Any]:
@@ -267,81 +314,50 @@ def _parse_key(raw: dict[str, Any]) -> CacheKey:
     return CacheKey(**fields)
 
 
-def _parse_entry(raw: dict[str, Any]) -> FileEntry:
-    source = _field(raw, "source", str)
-    rows = _field(raw, "rows", list)
-    if len(rows) != 2 or not _all_of(int, rows):
-        raise CacheError(messages.CACHE_BAD_MANIFEST.format(field="rows"))
-    skipped = raw.get("skipped")
-    notices = _field(raw, "notices", list)
-    if not (skipped is None or isinstance(skipped, str)) or not _all_of(str, notices):
-        raise CacheError(messages.CACHE_BAD_MANIFEST.format(field="skipped/notices"))
-    return FileEntry(
-        source=source,
-        sha256=_field(raw, "sha256", str),
-        size=_field(raw, "size", int),
-        mtime_ns=_field(raw, "mtime_ns", int),
-        sections=_field(raw, "sections", int),
-        chunks=_parse_chunks(source, _field(raw, "chunks", dict)),
-        rows=(rows[0], rows[1]),
-        skipped=skipped,
-        notices=tuple(notices),
-    )
-
-
-def _parse_chunks(source: str, raw: dict[str, Any]) -> tuple[Chunk, ...]:
-    """Chunks are stored column-wise: one list per field, checked in bulk (fast to load)."""
-    columns = {name: _field(raw, name, list) for name in CHUNK_COLUMNS}
+def _parse_files(raw: dict[str, Any]) -> tuple[FileEntry, ...]:
+    """Files are stored column-wise: one list per field, checked in bulk (fast to load)."""
+    columns = {name: _field(raw, name, list) for name in (*FILE_COLUMNS, "skipped")}
     if len({len(column) for column in columns.values()}) > 1:
-        raise CacheError(messages.CACHE_BAD_MANIFEST.format(field=f"chunks ({source})"))
-    for name, kind in CHUNK_COLUMNS.items():
+        raise CacheError(messages.CACHE_BAD_MANIFEST.format(field="files"))
+    for name, kind in FILE_COLUMNS.items():
         if not _all_of(kind, columns[name]):
             raise CacheError(messages.CACHE_BAD_MANIFEST.format(field=name))
-    if not all(_all_of(str, path) for path in columns["heading_paths"]):
-        raise CacheError(messages.CACHE_BAD_MANIFEST.format(field="heading_paths"))
+    if any(size < 0 for size in columns["chunks"]):
+        raise CacheError(messages.CACHE_BAD_MANIFEST.format(field="chunks"))
+    if not all(reason is None or type(reason) is str for reason in columns["skipped"]):
+        raise CacheError(messages.CACHE_BAD_MANIFEST.format(field="skipped"))
+    if not all(_all_of(str, notices) for notices in columns["notices"]):
+        raise CacheError(messages.CACHE_BAD_MANIFEST.format(field="notices"))
+    ends = list(accumulate(columns["chunks"]))
     return tuple(
         map(
-            Chunk,
-            repeat(source),
-            map(tuple, columns["heading_paths"]),
-            columns["ordinals"],
-            columns["texts"],
-            columns["tokens"],
+            FileEntry,
+            columns["source"],
+            columns["sha256"],
+            columns["size"],
+            columns["mtime_ns"],
+            columns["sections"],
+            zip([0, *ends], ends, strict=False),
+            columns["skipped"],
+            map(tuple, columns["notices"]),
         )
     )
 
 
-def _all_of(kind: type, values: list[Any]) -> bool:
+def _all_of(kind: type, values: Iterable[Any]) -> bool:
     """Exact type check of every item (so a JSON `true` never passes for an int)."""
     return all(type(value) is kind for value in values)
 
 
-def _check_rows(files: tuple[FileEntry, ...], height: int) -> None:
-    """Row ranges must tile the matrix in file order, one row per chunk."""
-    expected = 0
-    for entry in files:
-        start, end = entry.rows
-        if start != expected or end - start != len(entry.chunks):
-            raise CacheError(messages.CACHE_BAD_MANIFEST.format(field=f"rows ({entry.source})"))
-        expected = end
-    if expected != height:
-        raise CacheError(messages.CACHE_ARRAYS_CORRUPT)
-
-
-def _entry_json(entry: FileEntry) -> dict[str, Any]:
+def _files_json(files: tuple[FileEntry, ...]) -> dict[str, list[Any]]:
+    """The columns `_parse_files` reads. Rows must tile in file order, as `build` leaves them."""
     return {
-        "source": entry.source,
-        "sha256": entry.sha256,
-        "size": entry.size,
-        "mtime_ns": entry.mtime_ns,
-        "sections": entry.sections,
-        "rows": list(entry.rows),
-        "skipped": entry.skipped,
-        "notices": list(entry.notices),
-        "chunks": {
-            "heading_paths": [list(chunk.heading_path) for chunk in entry.chunks],
-            "ordinals": [chunk.ordinal for chunk in entry.chunks],
-            "texts": [chunk.text for chunk in entry.chunks],
-            "tokens": [chunk.tokens for chunk in entry.chunks],
-        },
+        "source": [entry.source for entry in files],
+        "sha256": [entry.sha256 for entry in files],
+        "size": [entry.size for entry in files],
+        "mtime_ns": [entry.mtime_ns for entry in files],
+        "sections": [entry.sections for entry in files],
+        "chunks": [entry.rows[1] - entry.rows[0] for entry in files],
+        "notices": [list(entry.notices) for entry in files],
+        "skipped": [entry.skipped for entry in files],
     }

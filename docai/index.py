@@ -29,6 +29,7 @@ import scipy.sparse as sp
 
 from docai import relevance
 from docai.analysis import ANALYZER_VERSION, Analyzer, default_analyzer
+from docai.chunk_table import ChunkTable
 from docai.fusion import drop_near_duplicates, reciprocal_rank_fusion, top
 from docai.models import Chunk, Hit
 from docai.phrases import fold_text, multiword_names
@@ -122,19 +123,28 @@ def _canonical(counts: sp.csr_matrix) -> sp.csr_matrix:
     return counts
 
 
-def _prepared(matrix: TermMatrix) -> TermMatrix:
+def _prepared(matrix: TermMatrix) -> tuple[TermMatrix, sp.csc_matrix]:
     """Canonical layout, no unused term, sorted vocabulary: equal content gives equal arrays.
+    Returned with its column layout (CSC), which the scorers fit from.
 
     A matrix stacked from cached parts (perhaps with stale vocabulary, perhaps in another
     column order) then yields bit-identical weights, scores and fingerprint to a rebuild:
-    floating-point sums run over the same terms in the same order.
+    floating-point sums run over the same terms in the same order. A matrix loaded from
+    the cache is in this form already; the column layout, needed anyway, shows it (no
+    empty column) without another pass over the counts.
     """
-    matrix = TermMatrix(matrix.vocabulary, _canonical(matrix.counts)).compact()
+    counts = _canonical(matrix.counts)
+    columns = counts.tocsc()
     vocabulary = matrix.vocabulary
-    if all(map(operator.lt, vocabulary, vocabulary[1:])):
-        return matrix
+    if np.all(np.diff(columns.indptr)) and all(map(operator.lt, vocabulary, vocabulary[1:])):
+        return TermMatrix(vocabulary, counts), columns
+    compacted = TermMatrix(vocabulary, counts).compact()
+    vocabulary = compacted.vocabulary
     order = sorted(range(len(vocabulary)), key=vocabulary.__getitem__)
-    return TermMatrix(tuple(vocabulary[j] for j in order), _canonical(matrix.counts[:, order]))
+    prepared = TermMatrix(
+        tuple(vocabulary[j] for j in order), _canonical(compacted.counts[:, order])
+    )
+    return prepared, prepared.counts.tocsc()
 
 
 class SearchIndex:
@@ -142,7 +152,9 @@ class SearchIndex:
 
     `analyzer` must be the one that produced the matrix (default: `default_analyzer()`).
     `duplicate_similarity=None` turns near-duplicate removal off; `k1` and `b` are BM25's
-    term-frequency saturation and length normalisation (exposed for evaluation).
+    term-frequency saturation and length normalisation (exposed for evaluation). `chunks`
+    are kept as a `ChunkTable` (a cached index comes as one): ranking reads its columns,
+    and only the chunks a query returns are ever decoded.
     """
 
     def __init__(
@@ -160,20 +172,16 @@ class SearchIndex:
             raise ValueError(f"method must be one of {METHODS}, not {method!r}")
         if len(chunks) != matrix.rows:
             raise ValueError(f"{len(chunks)} chunks for {matrix.rows} matrix rows")
-        self.chunks: tuple[Chunk, ...] = tuple(chunks)
+        self.chunks: ChunkTable = ChunkTable.of(chunks)
         self.method = method
         self._analyzer = analyzer or default_analyzer()
         self._duplicate_similarity = duplicate_similarity
-        self._matrix = _prepared(matrix)
+        self._matrix, columns = _prepared(matrix)
         self._column = {term: j for j, term in enumerate(self._matrix.vocabulary)}
-        columns = self._matrix.counts.tocsc()
         self._tfidf = TfidfScorer.fit(self._matrix.counts, columns)
         self._bm25 = Bm25Scorer.fit(self._matrix.counts, columns, k1, b)
-        self._sources = sorted({chunk.source for chunk in self.chunks})
-        source_id = {source: i for i, source in enumerate(self._sources)}
-        self._source_of = np.array([source_id[c.source] for c in self.chunks], dtype=np.int64)
-        ordinals = np.array([chunk.ordinal for chunk in self.chunks], dtype=np.int64)
-        order = np.lexsort((ordinals, self._source_of))
+        self._sources, self._source_of = _sorted_sources(self.chunks)
+        order = np.lexsort((self.chunks.ordinals, self._source_of))
         self._tiebreak = np.empty(len(self.chunks), dtype=np.int64)
         self._tiebreak[order] = np.arange(len(self.chunks))
 
@@ -187,16 +195,23 @@ class SearchIndex:
 
     @cached_property
     def fingerprint(self) -> str:
-        """Hash of method, analyzer version, vocabulary, counts and every chunk's identity."""
+        """Hash of method, analyzer version, vocabulary, counts and every chunk's identity
+        (source, ordinal, heading path, text), hashed from the table's columns as they are:
+        the names of the sources in sorted order and each chunk's rank among them, so the
+        same chunks give the same hash however their table was assembled."""
         digest = hashlib.sha256()
         digest.update(f"{self.method}\0{ANALYZER_VERSION}\0".encode())
         digest.update("\0".join(self._matrix.vocabulary).encode())
-        counts = self._matrix.counts
-        for array, dtype in ((counts.indptr, "<i8"), (counts.indices, "<i4"), (counts.data, "<i4")):
+        digest.update("\0".join(["", *self._sources]).encode())
+        counts, chunks = self._matrix.counts, self.chunks
+        for array, dtype in (
+            (counts.indptr, "<i8"), (counts.indices, "<i4"), (counts.data, "<i4"),
+            (self._source_of, "<i8"), (chunks.ordinals, "<i8"),
+            (chunks.heading_offsets, "<i8"), (chunks.heading_parts.offsets, "<i8"),
+            (chunks.heading_parts.data, "u1"), (chunks.texts.offsets, "<i8"),
+            (chunks.texts.data, "u1"),
+        ):
             digest.update(np.ascontiguousarray(array, dtype=dtype).tobytes())
-        for chunk in self.chunks:
-            identity = f"\0{chunk.source}\0{chunk.ordinal}\0{chunk.heading}\0{chunk.text}"
-            digest.update(identity.encode())
         return digest.hexdigest()
 
     def _query(self, question: str) -> tuple[np.ndarray, np.ndarray]:
@@ -217,15 +232,17 @@ class SearchIndex:
             tuple(self._known_columns(c.alternatives) for c in distinct),
             tuple(c.specific for c in distinct),
             tuple(c.named for c in distinct),
-            tuple(self._chunks_naming(name) for name in multiword_names(question)),
+            tuple(rows for name in multiword_names(question)
+                  if (rows := self._chunks_naming(name)) is not None),
         )
 
     def _known_columns(self, terms: Sequence[str]) -> np.ndarray:
         return np.array(sorted({self._column[t] for t in terms if t in self._column}),
                         dtype=np.int64)
 
-    def _chunks_naming(self, name: str) -> np.ndarray:
-        """Ids of the chunks whose text contains the multi-word `name` (folded).
+    def _chunks_naming(self, name: str) -> np.ndarray | None:
+        """Ids of the chunks whose text contains the multi-word `name` (folded); None when
+        no word of it is a search term (nothing to look it up by).
 
         Only chunks holding every word of it are read, so the text of a few chunks is
         scanned, not the corpus.
@@ -236,9 +253,9 @@ class SearchIndex:
             rows = np.unique(self._tfidf.by_column[:, columns].indices).astype(np.int64)
             candidates = rows if candidates is None else np.intersect1d(candidates, rows)
         if candidates is None:
-            return np.array([], dtype=np.int64)
+            return None
         return np.array([row for row in candidates.tolist()
-                         if name in fold_text(self.chunks[row].text)], dtype=np.int64)
+                         if name in fold_text(self.chunks.texts[row])], dtype=np.int64)
 
     def search(
         self,
@@ -298,7 +315,7 @@ class SearchIndex:
         """Tokens of each source (its chunks' sum), for the fallback's size limit; computed
         on the first fallback, not at start-up."""
         return np.bincount(
-            self._source_of, weights=[c.tokens for c in self.chunks], minlength=len(self._sources)
+            self._source_of, weights=self.chunks.tokens, minlength=len(self._sources)
         )
 
     def best_file(
@@ -335,6 +352,15 @@ class SearchIndex:
             if len(chosen) == k or size >= len(ranked):
                 return chosen
             size *= 4
+
+
+def _sorted_sources(chunks: ChunkTable) -> tuple[list[str], np.ndarray]:
+    """The sources in name order, and each chunk's source as an index into them."""
+    order = sorted(range(len(chunks.sources)), key=chunks.sources.__getitem__)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return [chunks.sources[i] for i in order], rank[chunks.source_ids]
+
 
 def _ranked(
     candidates: np.ndarray, scores: np.ndarray, tiebreak: np.ndarray, depth: int

@@ -22,8 +22,10 @@ BM25_K1 = 1.2
 BM25_B = 0.5
 
 
-def _column_of_entries(columns: sp.csc_matrix) -> np.ndarray:
-    return np.repeat(np.arange(columns.shape[1]), np.diff(columns.indptr))
+def _per_entry(column_values: np.ndarray, columns: sp.csc_matrix) -> np.ndarray:
+    """Each column's value repeated over its stored entries (cheaper than gathering by a
+    column id per entry: nothing is looked up)."""
+    return np.repeat(column_values, np.diff(columns.indptr))
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,12 +48,14 @@ class TfidfScorer:
         if counts.shape[1] == 0:  # no terms at all (empty docs folder): nothing can match
             return cls(idf=np.zeros(0), by_column=sp.csc_matrix(counts.shape))
         idf = TfidfTransformer(sublinear_tf=True, norm="l2").fit(columns).idf_
+        rows = columns.indices.astype(np.intp)  # converted once, used twice
         weights = np.log(columns.data, dtype=np.float64)
         weights += 1.0
-        weights *= idf[_column_of_entries(columns)]
-        norms = np.sqrt(np.bincount(columns.indices, weights=weights * weights,
-                                    minlength=counts.shape[0]))
-        weights /= norms[columns.indices]
+        scratch = _per_entry(idf, columns)
+        weights *= scratch
+        squares = np.square(weights, out=scratch)  # reused: one 8-byte-per-count temporary fewer
+        norms = np.sqrt(np.bincount(rows, weights=squares, minlength=counts.shape[0]))
+        weights /= norms[rows]
         return cls(idf=idf, by_column=_with_data(columns, weights))
 
     def query_vector(self, term_ids: np.ndarray, term_counts: np.ndarray) -> np.ndarray:
@@ -98,7 +102,7 @@ class Bm25Scorer:
         denominator += tf
         tf *= k1 + 1.0
         tf /= denominator
-        tf *= idf[_column_of_entries(columns)]
+        tf *= _per_entry(idf, columns)
         return cls(by_column=_with_data(columns, tf))
 
     def scores(self, term_ids: np.ndarray, term_counts: np.ndarray) -> np.ndarray:

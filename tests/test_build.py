@@ -81,6 +81,31 @@ def test_incremental_equals_full_rebuild_after_add_edit_delete_rename(tmp_path: 
     assert any(row for row in full_results)  # the questions do find something
 
 
+def test_warm_start_searches_exactly_like_the_build_that_wrote_the_cache(tmp_path: Path) -> None:
+    docs = _docs(tmp_path / "docs", 20)
+    settings = _settings(docs, tmp_path / "cache")
+    built, _ = open_index(settings, progress=False)
+    first = _results(settings)
+    warm, report = open_index(settings, progress=False)
+    assert (report.unchanged, report.cache_status) == (20, None)
+    assert _results(settings) == first
+    assert warm.fingerprint == built.fingerprint
+    assert list(warm.chunks) == list(built.chunks)
+
+
+def test_removing_files_only_equals_full_rebuild(tmp_path: Path) -> None:
+    docs = _docs(tmp_path / "docs", 12)
+    settings = _settings(docs, tmp_path / "cache")
+    open_index(settings, progress=False)
+    for name in ("parte0/pagina00.md", "parte1/pagina04.md", "parte2/pagina11.md"):
+        (docs / name).unlink()
+    index, report = open_index(settings, progress=False)
+    assert (report.new, report.changed, report.removed, report.unchanged) == (0, 0, 3, 9)
+    full_results, full_fingerprint = _full_rebuild(docs, tmp_path)
+    assert _results(settings) == full_results
+    assert index.fingerprint == full_fingerprint
+
+
 def test_unchanged_files_are_reused_without_parsing(tmp_path: Path) -> None:
     docs = _docs(tmp_path / "docs", 5)
     settings = _settings(docs, tmp_path / "cache")

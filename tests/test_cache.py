@@ -13,6 +13,7 @@ import scipy.sparse as sp
 
 from docai import cache
 from docai.cache import CachedIndex, CacheKey, FileEntry
+from docai.chunk_table import ChunkTable
 from docai.errors import CacheError
 from docai.models import Chunk
 
@@ -24,15 +25,15 @@ KEY = CacheKey(
 def _stored() -> CachedIndex:
     chunks = (
         Chunk("guia/a.md", ("Instalação", "Com pip"), 0, "Instalação > Com pip\npip install", 9),
-        Chunk("guia/a.md", ("Instalação",), 1, "Instalação\nçã ü 日本", 7),
+        Chunk("guia/a.md", ("Instalação",), 1, "Instalação\nçã ü 日本 😀", 7),
     )
     entries = (
-        FileEntry("guia/a.md", "ab" * 32, 120, 1_700_000_000_123_456_789, 2, chunks, (0, 2),
+        FileEntry("guia/a.md", "ab" * 32, 120, 1_700_000_000_123_456_789, 2, (0, 2),
                   None, ("decodificado como cp1252",)),
-        FileEntry("vazio.md", "cd" * 32, 0, 5, 0, (), (2, 2), "arquivo vazio", ()),
+        FileEntry("vazio.md", "cd" * 32, 0, 5, 0, (2, 2), "arquivo vazio", ()),
     )
     counts = sp.csr_matrix(np.array([[2, 0, 1], [0, 3, 0]], dtype=np.int32))
-    return CachedIndex(KEY, entries, ("instal", "pip", "çã"), counts)
+    return CachedIndex(KEY, entries, ("instal", "pip", "çã"), counts, ChunkTable.of(chunks))
 
 
 def test_round_trip_keeps_everything(tmp_path: Path) -> None:
@@ -43,6 +44,7 @@ def test_round_trip_keeps_everything(tmp_path: Path) -> None:
     assert loaded.files == stored.files
     assert loaded.vocabulary == stored.vocabulary
     assert (loaded.counts != stored.counts).nnz == 0
+    assert list(loaded.chunks) == list(stored.chunks)
 
 
 def test_no_cache_yet_is_not_an_error(tmp_path: Path) -> None:
@@ -97,28 +99,80 @@ def test_wrong_types_are_refused(tmp_path: Path, field: str, value: object) -> N
     assert field in _damage_message(tmp_path)
 
 
-def test_missing_chunk_field_is_refused(tmp_path: Path) -> None:
+def _rewrite_arrays(directory: Path, **changes: np.ndarray | None) -> None:
+    """Rewrite arrays.npz with some arrays replaced (None: removed), generation kept."""
+    path = directory / cache.ARRAYS_NAME
+    with np.load(path) as npz:
+        arrays = {name: npz[name] for name in npz.files}
+    for name, value in changes.items():
+        if value is None:
+            del arrays[name]
+        else:
+            arrays[name] = value
+    with path.open("wb") as handle:
+        np.savez(handle, **arrays)
+
+
+@pytest.mark.parametrize("name", ["texts", "text_offsets", "ordinals", "heading_offsets"])
+def test_missing_chunk_array_is_refused(tmp_path: Path, name: str) -> None:
+    cache.save(tmp_path, _stored())
+    _rewrite_arrays(tmp_path, **{name: None})
+    assert "arrays.npz" in _damage_message(tmp_path)
+
+
+def test_wrongly_typed_chunk_array_is_refused(tmp_path: Path) -> None:
+    cache.save(tmp_path, _stored())
+    _rewrite_arrays(tmp_path, tokens=np.array([9.0, 7.0]))
+    assert "arrays.npz" in _damage_message(tmp_path)
+
+
+def test_text_offset_inside_a_character_is_refused(tmp_path: Path) -> None:
+    stored = _stored()
+    cache.save(tmp_path, stored)
+    offsets = stored.chunks.texts.offsets.copy()
+    second = stored.chunks[1].text.encode()
+    offsets[1] += second.index("ç".encode()) + 1  # the second byte of "ç"
+    assert offsets[1] < offsets[2]
+    _rewrite_arrays(tmp_path, text_offsets=offsets)
+    assert "arrays.npz" in _damage_message(tmp_path)
+
+
+def test_wrongly_typed_file_value_is_refused(tmp_path: Path) -> None:
     cache.save(tmp_path, _stored())
     manifest = _manifest(tmp_path)
-    del manifest["files"][0]["chunks"]["texts"]
+    manifest["files"]["size"][1] = True
     _write_manifest(tmp_path, manifest)
-    assert "texts" in _damage_message(tmp_path)
+    assert "size" in _damage_message(tmp_path)
 
 
-def test_wrongly_typed_chunk_value_is_refused(tmp_path: Path) -> None:
+def test_file_columns_of_different_lengths_are_refused(tmp_path: Path) -> None:
     cache.save(tmp_path, _stored())
     manifest = _manifest(tmp_path)
-    manifest["files"][0]["chunks"]["tokens"][1] = True
+    del manifest["files"]["sha256"][1]
     _write_manifest(tmp_path, manifest)
-    assert "tokens" in _damage_message(tmp_path)
+    assert "files" in _damage_message(tmp_path)
 
 
-def test_rows_that_do_not_match_the_chunks_are_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("chunks", [[1, 0], [2, 1], [-1, 3]])
+def test_chunk_counts_that_do_not_match_the_arrays_are_refused(
+    tmp_path: Path, chunks: list[int]
+) -> None:
     cache.save(tmp_path, _stored())
     manifest = _manifest(tmp_path)
-    manifest["files"][0]["rows"] = [0, 1]
+    manifest["files"]["chunks"] = chunks
     _write_manifest(tmp_path, manifest)
-    assert "rows" in _damage_message(tmp_path)
+    assert "chunks" in _damage_message(tmp_path)
+
+
+def test_a_cache_of_the_previous_format_is_named_as_such(tmp_path: Path) -> None:
+    """Version 2 kept chunks in the manifest and lacks the chunk arrays: the message says
+    the format changed, not that the arrays are damaged."""
+    cache.save(tmp_path, _stored())
+    manifest = _manifest(tmp_path)
+    manifest["format_version"] = 2
+    _write_manifest(tmp_path, manifest)
+    _rewrite_arrays(tmp_path, texts=None, text_offsets=None, ordinals=None)
+    assert "formato de cache 2" in _damage_message(tmp_path)
 
 
 def test_other_format_version_is_refused(tmp_path: Path) -> None:
