@@ -58,7 +58,7 @@ from docai.stopwords import (
 from docai.tokens import get_encoding
 
 # Bump whenever the terms produced for a given text change: cached indexes key on it.
-ANALYZER_VERSION = "9"
+ANALYZER_VERSION = "11"
 
 STEM_CACHE_SIZE = 200_000
 
@@ -70,9 +70,9 @@ _TOKEN = re.compile(r"(?:--?|[~./]+)?\w+(?:[./:\-]+\w+)*[+#]*")
 _PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+|[^\W\d_A-Za-z]+")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]{2}")
 # Names joined by slashes ("Swagger/OpenAPI", "GET/POST"): each is a name of its own, so a
-# passage mentioning one does not mention the other. Single letters ("I/O") and lower-case
-# pairs ("read/write", "docs/index") stay one identifier.
-_SLASHED_NAMES = re.compile(r"(?=[^/]*[A-Z])[A-Za-z]{2,}(?:/[A-Za-z]{2,})+")
+# passage mentioning one does not mention the other. Single letters ("I/O") and pairs not
+# all capitalised ("read/write", "Docs/index", "Library/preferences") stay one identifier.
+_SLASHED_NAMES = re.compile(r"[A-Z][A-Za-z]+(?:/[A-Z][A-Za-z]+)+")
 # A Portuguese verb with an enclitic pronoun ("editá-la", "instalá-lo", "chama-se"): the
 # verb is the word, the pronoun a stop word. Otherwise the pair is kept whole as an
 # identifier that no passage spells, and counts as a specific subject the docs lack.
@@ -92,7 +92,10 @@ _INFLECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
 _SENTENCE_GAP = frozenset(" \t\r\n\"'`([*_-")
 # Abbreviations whose full stop does not end a sentence ("e.g.", "i.e.", "ex.", "vs."; not
 # "etc.", which often does).
-_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|ex|vs|cf|p\.ex)\.)$", re.IGNORECASE)
+_ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|ex|vs|cf|p\.ex)\.:?$", re.IGNORECASE)
+_ABBREVIATION_SPAN = 8  # longest abbreviation and its stop, with room for \b to look back
+# Abbreviations spelled as tokens: in a question, no subject of their own.
+_ABBREVIATION_TOKENS = frozenset({"e.g", "i.e", "p.ex"})
 _APOSTROPHE = re.compile(r"(?<=\w)['’](?=\w)")
 _COMBINING_MARKS = re.compile(
     "[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+"
@@ -141,6 +144,7 @@ class _Tokens:
     tokens: list[tuple[str, bool]]
     stop_words: list[str]
     names: frozenset[str]  # words written capitalised, other than the text's first word
+    acronyms: frozenset[str]  # words written in capitals ("RAM", "PDF"), wherever they are
 
     def language(self) -> str:
         return guess_language(self.stop_words)
@@ -212,13 +216,15 @@ def _base_forms(word: str) -> list[str]:
     return forms
 
 
-def _starts_sentence(text: str, start: int) -> bool:
+def starts_sentence(text: str, start: int) -> bool:
     """Whether the word at `start` begins a sentence (its capital says nothing about a name)."""
     before = start - 1
     while before >= 0 and text[before] in _SENTENCE_GAP:
         before -= 1
-    if before >= 0 and text[before] == "." and _ABBREVIATION.search(text, 0, before + 1):
-        return False  # "e.g. Netlify": the full stop ends an abbreviation, not a sentence
+    if before >= 0 and text[before] in ".:" and _ABBREVIATION.search(
+        text, max(0, before - _ABBREVIATION_SPAN), before + 1
+    ):
+        return False  # "e.g. Netlify", "ex.: Vercel": an abbreviation ends, not a sentence
     return before < 0 or text[before] in ".!?:"
 
 
@@ -231,6 +237,7 @@ def _tokenise(text: str) -> _Tokens:
     tokens: list[tuple[str, bool]] = []
     stop_words: list[str] = []
     names: set[str] = set()
+    acronyms: set[str] = set()
     folded = fold_marks(text)
     for match in _TOKEN.finditer(folded):
         token, start = match.group(), match.start()
@@ -246,12 +253,14 @@ def _tokenise(text: str) -> _Tokens:
                     stop_words.append(word)
                 elif len(word) > 1:
                     tokens.append((word, True))
-                    if not token.islower() and not _starts_sentence(folded, start):
+                    if not token.islower() and not starts_sentence(folded, start):
                         names.add(word)
+                    if token.isupper():
+                        acronyms.add(word)
             else:
                 tokens.append((token, False))
             start += len(piece) + 1
-    return _Tokens(tokens, stop_words, frozenset(names))
+    return _Tokens(tokens, stop_words, frozenset(names), frozenset(acronyms))
 
 
 def _identifier_terms(token: str, stem: Callable[[str], str]) -> list[str]:
@@ -370,6 +379,8 @@ class Analyzer:
         translations = {} if english_question else self._translations
         concepts: list[Concept] = []
         for token, is_word in tokens.tokens:
+            if not is_word and token.casefold() in _ABBREVIATION_TOKENS:
+                continue  # "e.g.", "i.e.": no subject of their own
             if not is_word:
                 concepts.append(Concept(
                     tuple(dict.fromkeys(_identifier_terms(token, english))),
@@ -377,9 +388,11 @@ class Analyzer:
                 ))
                 continue
             extra = portuguese(token)
-            # A name is not translated: "RAM" is not "ramo" (branch).
+            # An acronym is not translated: "RAM" is not "ramo" (branch). A capitalised
+            # word may be ("Como Apago O Cache?" is typed in Title Case).
             named = token in tokens.names
-            translated = None if named else self._translation(token, extra, translations)
+            acronym = token in tokens.acronyms
+            translated = None if acronym else self._translation(token, extra, translations)
             if token in QUESTION_SCAFFOLDING or translated == ():
                 continue
             stem = english(token)
@@ -388,7 +401,8 @@ class Analyzer:
             related = tuple(s for t in (stem, *translated) for s in self._synonyms.get(t, ()))
             concepts.append(Concept(
                 tuple(dict.fromkeys(terms + translated)),
-                specific=bool(translated) or named or (english_question and is_rare_english(token)),
+                specific=bool(translated) or named or acronym
+                or (english_question and is_rare_english(token)),
                 related=tuple(s for s in dict.fromkeys(related) if s not in terms + translated),
                 named=named,
             ))

@@ -11,6 +11,7 @@ index from the cache and from freshly parsed files without touching unchanged ch
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, islice, pairwise
@@ -65,6 +66,16 @@ class Strings:
     def __getitem__(self, index: int) -> str:
         start, end = self.offsets[index], self.offsets[index + 1]
         return str(memoryview(self.data)[start:end], "utf-8", _ERRORS)
+
+    def matching(self, pattern: re.Pattern[bytes], rows: np.ndarray) -> np.ndarray:
+        """The ids among `rows` of the strings `pattern` finds (searched in place, UTF-8).
+
+        Each string is searched as its own zero-copy view, not by position in the buffer,
+        so a lookbehind at its start never sees the end of the string before it.
+        """
+        search, view, offsets = pattern.search, memoryview(self.data), self.offsets.tolist()
+        return np.array([row for row in rows.tolist()
+                         if search(view[offsets[row]:offsets[row + 1]])], dtype=np.int64)
 
     def slice(self, start: int, stop: int) -> Strings:
         """Strings start..stop-1 (views of this buffer, offsets rebased)."""

@@ -56,7 +56,7 @@ PORTUGUESE: frozenset[str] = _words(
     ok ola oi obrigado obrigada favor
     conseguir consigo consegue conseguem conseguimos da dar jeito maneira forma coisa coisas
     existe existem quiser quiserem quisesse ficar fica ficam ficou fique dentro vez vezes alem
-    ta tava tavam vc vcs pq tb tbm ne deu gente
+    ta tava tavam vc vcs pq tbm ne deu gente
     """
 )
 

@@ -24,11 +24,13 @@ Seven corpora nobody on the team wrote (so the questions cannot be tuned to our 
   over twenty "patterns" pages and deployment guides, with a very long API reference and
   changelog as distractors (72 pages).
 * pytest's documentation (`python-pytest-doc`, Sphinx HTML): written blind, session 4's
-  held-out set; a test framework: how-to guides, explanations, a long API/ini/flag
-  reference, examples, and over 150 release announcements as distractors (217 pages).
+  held-out set, a tuning set since; a test framework: how-to guides, explanations, a long
+  API/ini/flag reference, examples, and over 150 release announcements as distractors
+  (217 pages).
 * Sphinx's documentation (`sphinx-doc`, Sphinx HTML): written blind, session 4's held-out
-  set; a documentation generator: tutorial, configuration reference, reStructuredText and
-  extension guides, man pages, the extension API and a very long changelog (94 pages).
+  set, a tuning set since; a documentation generator: tutorial, configuration reference,
+  reStructuredText and extension guides, man pages, the extension API and a very long
+  changelog (94 pages).
 
 Each comes from a Debian package pinned to one version and checked against a SHA-256, so
 every run evaluates exactly the same text. Idempotent: a stamp file next to the
@@ -208,7 +210,7 @@ def _copy_docs(source: Path, target: Path, excluded: frozenset[str]) -> None:
         raise FetchError(f"the package has no folder {source}")
     for page in sorted(source.rglob("*.html")):
         relative = page.relative_to(source).as_posix()
-        if relative in excluded or any(relative.startswith(e) for e in excluded if e[-1] == "/"):
+        if relative in excluded or any(relative.startswith(e) for e in excluded if e.endswith("/")):
             continue
         destination = target / relative
         destination.parent.mkdir(parents=True, exist_ok=True)

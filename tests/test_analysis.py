@@ -238,8 +238,9 @@ def test_rare_lowercase_words_of_english_questions_are_specific_common_ones_are_
 
 def test_slash_joined_names_split_but_single_letters_and_lower_case_pairs_stay_whole():
     analyzer = Analyzer()
-    assert [c.terms[0] for c in analyzer.query_concepts("Swagger/OpenAPI, I/O, read/write")] == [
-        "swagger", "openapi", "i/o", "read/write",
+    assert [c.terms[0] for c in analyzer.query_concepts(
+        "Swagger/OpenAPI, I/O, read/write, Library/preferences")] == [
+        "swagger", "openapi", "i/o", "read/write", "library/preferences",
     ]
     assert analyzer.terms("Send GET/POST requests.") == ["send", "get", "post", "request"]
 
@@ -250,13 +251,6 @@ def test_a_plural_finds_its_singulars_glossary_entry():
     assert "command" in terms and "error" in terms
 
 
-def test_a_name_in_a_portuguese_question_is_not_translated():
-    # "RAM" is a name, not a form of "ramo" (branch); lower-case "ramo" still is.
-    terms = analyze_query("Quanta memória RAM o build precisa?")
-    assert "ram" in terms and "branch" not in terms
-    assert "branch" in analyze_query("qual ramo uso?")
-
-
 def test_informal_portuguese_fillers_are_stop_words():
     assert analyze_query("tá demorando, vc sabe pq?") == analyze_query("demorando, sabe?")
 
@@ -265,3 +259,17 @@ def test_a_capital_after_an_abbreviation_is_still_a_name():
     concepts = {c.terms[0]: c for c in Analyzer().query_concepts(
         "Can I deploy to a host, e.g. Netlify, or ex. Vercel?")}
     assert concepts["netlifi"].named and concepts["vercel"].named
+
+
+def test_e_g_and_i_e_are_no_subject_of_a_question():
+    assert analyze_query("Which port, i.e. the default one, e.g. 11434?") == analyze_query(
+        "Which port, the default one, 11434?"
+    )
+
+
+def test_an_acronym_is_not_translated_but_a_title_case_word_is():
+    # "RAM" is not "ramo" (branch); "Apago" typed capitalised is still "apagar" (delete).
+    terms = analyze_query("Quanta memória RAM o build precisa?")
+    assert "ram" in terms and "branch" not in terms
+    assert "branch" in analyze_query("qual ramo uso?")
+    assert "delet" in analyze_query("Como Apago O Cache Do Índice?")

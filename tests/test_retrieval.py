@@ -101,7 +101,7 @@ def test_a_camel_case_name_is_not_covered_by_its_parts():
 
 
 def test_names_joined_by_a_slash_are_each_a_name():
-    # Docs mentioning "Swagger" do not cover "OpenAPI"; "I/O" and "read/write" stay whole.
+    # Docs mentioning "Swagger" do not cover "OpenAPI" (see test_analysis for what stays whole).
     index = _index_of({"api.md": [("API", "Generate Swagger pages for the routes.")]})
     assert isinstance(retrieve(index, "Can I generate Swagger pages?", 3), Passages)
     assert retrieve(index, "Can I generate Swagger/OpenAPI pages?", 3) == NotCovered()
@@ -109,9 +109,18 @@ def test_names_joined_by_a_slash_are_each_a_name():
 
 def test_a_multi_word_name_is_covered_only_by_the_whole_name():
     # Docs that say "drive" and "Google" apart do not cover "Google Drive".
-    apart = _index_of({"backup.md": [("Backup", "Copy the drive to Google servers.")]})
-    together = _index_of({"backup.md": [("Backup", "Copy the Google Drive to servers.")]})
+    other = {f"page{i}.md": [("Page", f"Unrelated topic number {i}.")] for i in range(12)}
+    apart = _index_of(other | {"backup.md": [("Backup", "Copy the drive to Google servers.")]})
+    together = _index_of(other | {"backup.md": [("Backup", "Copy the Google Drive to servers.")]})
     question = "Can I copy my Google Drive?"
     assert retrieve(apart, question, 3) == NotCovered()
     assert isinstance(retrieve(together, question, 3), Passages)
     assert isinstance(retrieve(apart, "Can I copy my drive to Google?", 3), Passages)
+
+
+def test_a_multi_word_name_with_a_word_the_docs_use_everywhere_is_not_looked_up():
+    # "Flask CLI": the docs say "Flask" everywhere and "the CLI", not the exact pair.
+    chunks = {f"page{i}.md": [("Flask", f"Flask handles topic {i}.")] for i in range(12)}
+    chunks["cli.md"] = [("Command line", "Run the CLI of Flask to create a user.")]
+    index = _index_of(chunks)
+    assert isinstance(retrieve(index, "How do I use the Flask CLI to create a user?", 3), Passages)
