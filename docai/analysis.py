@@ -28,6 +28,8 @@ Choices, and why:
   docs say.
 * A Portuguese verb with an enclitic pronoun ("editá-la") is the verb alone, not an
   identifier: no passage spells the pair, so it would read as a subject the docs lack.
+* Names joined by a slash ("Swagger/OpenAPI") are separate names; an acronym ("RAM") is
+  never translated, so it is not read as a Portuguese word ("ramo").
 * Questions also lose the words that wrap them but never name their subject ("is there a
   way", "é possível"; `stopwords.QUESTION_SCAFFOLDING`) and Portuguese words the glossary
   renders only as English stop words ("antes" -> "before"): neither should steer the

@@ -182,6 +182,20 @@ class ChunkTable(Sequence[Chunk]):
     def __len__(self) -> int:
         return len(self.ordinals)
 
+    def sources_by_name(self) -> tuple[list[str], np.ndarray]:
+        """The sources in name order, and each chunk's source as an index into them."""
+        order = sorted(range(len(self.sources)), key=self.sources.__getitem__)
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        return [self.sources[i] for i in order], rank[self.source_ids]
+
+    def tiebreak(self) -> np.ndarray:
+        """Each chunk's rank in (source, ordinal) order: how equal scores are ordered."""
+        order = np.lexsort((self.ordinals, self.sources_by_name()[1]))
+        ranks = np.empty(len(self), dtype=np.int64)
+        ranks[order] = np.arange(len(self))
+        return ranks
+
     def first_of(self, source: str) -> Chunk | None:
         """The first chunk of `source` (None when it has none), decoding no other chunk."""
         if source not in self.sources:

@@ -24,6 +24,7 @@ import numpy as np
 from cachetools import LRUCache
 
 from docai import embedding_store, messages
+from docai.chunk_table import ChunkTable
 from docai.embedding_prompts import prompts_for
 from docai.errors import CacheError
 from docai.fusion import top
@@ -183,11 +184,8 @@ class DenseRetriever:
 
 
 def chunk_tiebreak(chunks: Sequence[Chunk]) -> np.ndarray:
-    """Each chunk's rank in (source, ordinal) order."""
-    order = sorted(range(len(chunks)), key=lambda i: (chunks[i].source, chunks[i].ordinal))
-    ranks = np.empty(len(chunks), dtype=np.int64)
-    ranks[order] = np.arange(len(chunks))
-    return ranks
+    """Each chunk's rank in (source, ordinal) order, as the lexical index orders ties."""
+    return ChunkTable.of(chunks).tiebreak()
 
 
 class DenseRanking:

@@ -187,11 +187,9 @@ class SearchIndex:
         self._column = {term: j for j, term in enumerate(self._matrix.vocabulary)}
         self._tfidf = TfidfScorer.fit(self._matrix.counts, columns)
         self._bm25 = Bm25Scorer.fit(self._matrix.counts, columns, k1, b)
-        self._sources, self._source_of = _sorted_sources(self.chunks)
-        order = np.lexsort((self.chunks.ordinals, self._source_of))
+        self._sources, self._source_of = self.chunks.sources_by_name()
+        self._tiebreak = self.chunks.tiebreak()
         self._last_concepts: tuple[str, Concepts] | None = None
-        self._tiebreak = np.empty(len(self.chunks), dtype=np.int64)
-        self._tiebreak[order] = np.arange(len(self.chunks))
 
     def __len__(self) -> int:
         return len(self.chunks)
@@ -370,14 +368,6 @@ class SearchIndex:
             if len(chosen) == k or size >= len(ranked):
                 return chosen
             size *= 4
-
-
-def _sorted_sources(chunks: ChunkTable) -> tuple[list[str], np.ndarray]:
-    """The sources in name order, and each chunk's source as an index into them."""
-    order = sorted(range(len(chunks.sources)), key=chunks.sources.__getitem__)
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    return [chunks.sources[i] for i in order], rank[chunks.source_ids]
 
 
 def _ranked(
