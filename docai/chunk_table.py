@@ -73,9 +73,11 @@ class Strings:
         Each string is searched as its own zero-copy view, not by position in the buffer,
         so a lookbehind at its start never sees the end of the string before it.
         """
-        search, view, offsets = pattern.search, memoryview(self.data), self.offsets.tolist()
-        return np.array([row for row in rows.tolist()
-                         if search(view[offsets[row]:offsets[row + 1]])], dtype=np.int64)
+        view = memoryview(self.data)
+        spans = zip(rows.tolist(), self.offsets[rows].tolist(), self.offsets[rows + 1].tolist(),
+                    strict=True)
+        return np.array([row for row, start, end in spans if pattern.search(view[start:end])],
+                        dtype=np.int64)
 
     def slice(self, start: int, stop: int) -> Strings:
         """Strings start..stop-1 (views of this buffer, offsets rebased)."""

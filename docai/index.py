@@ -260,7 +260,7 @@ class SearchIndex:
         (`COMMON_NAME_WORD_SHARE`).
 
         Only chunks holding every word of it are matched, on their stored bytes (no text
-        is decoded), so even a name whose words are everywhere costs milliseconds.
+        is decoded): at most `COMMON_NAME_WORD_SHARE` of the chunks, in milliseconds.
         """
         candidates: np.ndarray | None = None
         for concept in self._analyzer.query_concepts(" ".join(words)):

@@ -77,6 +77,9 @@ class DebianDocs:
         return f"{self.package} {self.version} sha256:{self.sha256}\n"
 
 
+# What Sphinx generates besides the docs: highlighted source code, the index pages, search.
+SPHINX_GENERATED = frozenset({"_modules/", "genindex.html", "py-modindex.html", "search.html"})
+
 MKDOCS = DebianDocs(
     name="mkdocs",
     package="mkdocs-doc",
@@ -97,7 +100,7 @@ CLICK = DebianDocs(
     sha256="066092b0299a04c2588e5f2e9dc37a8d8ed7a4c4eeb7cd3175ebfcfce24a8943",
     docs_path="usr/share/doc/python-click-doc/html",
     # Sphinx's generated index, search and error pages are navigation, not documentation.
-    excluded=frozenset({"404.html", "genindex.html", "py-modindex.html", "search.html"}),
+    excluded=SPHINX_GENERATED | {"404.html"},
 )
 
 BORG = DebianDocs(
@@ -133,10 +136,7 @@ FLASK = DebianDocs(
     docs_path="usr/share/doc/python-flask-doc/html",
     # Sphinx's search, index and error pages are navigation, and the jQuery page is a
     # one-line stub pointing at its replacement.
-    excluded=frozenset(
-        {"404.html", "genindex.html", "py-modindex.html", "search.html",
-         "patterns/jquery.html"}
-    ),
+    excluded=SPHINX_GENERATED | {"404.html", "patterns/jquery.html"},
 )
 
 PYTEST = DebianDocs(
@@ -145,9 +145,7 @@ PYTEST = DebianDocs(
     version="7.2.1-2",
     sha256="8cf17eb7826a2bbbc8207447fc888cbb75fd86680146542ebd9545e18229d3aa",
     docs_path="usr/share/doc/python-pytest-doc/html",
-    excluded=frozenset(
-        {"_modules/", "404.html", "genindex.html", "py-modindex.html", "search.html"}
-    ),
+    excluded=SPHINX_GENERATED | {"404.html"},
 )
 
 SPHINX = DebianDocs(
@@ -156,7 +154,7 @@ SPHINX = DebianDocs(
     version="5.3.0-4",
     sha256="1da3d08bb3a0bc82a4b8b8109410e223054bf5fb13904557ec8ea869046f65b4",
     docs_path="usr/share/doc/sphinx-doc/html",
-    excluded=frozenset({"_modules/", "genindex.html", "py-modindex.html", "search.html"}),
+    excluded=SPHINX_GENERATED,
 )
 
 ALL_DOCS = (MKDOCS, CLICK, BORG, FISH, FLASK, PYTEST, SPHINX)
