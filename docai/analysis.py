@@ -60,7 +60,7 @@ from docai.stopwords import (
 from docai.tokens import get_encoding
 
 # Bump whenever the terms produced for a given text change: cached indexes key on it.
-ANALYZER_VERSION = "11"
+ANALYZER_VERSION = "12"
 
 STEM_CACHE_SIZE = 200_000
 
@@ -70,6 +70,7 @@ STEM_CACHE_SIZE = 200_000
 _TOKEN = re.compile(r"(?:--?|[~./]+)?\w+(?:[./:\-]+\w+)*[+#]*")
 # Parts of an identifier: case-change, letter/digit and punctuation boundaries.
 _PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+|[^\W\d_A-Za-z]+")
+_SEGMENT_SEPARATORS = re.compile(r"[./:\-]+")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]{2}")
 # Names joined by slashes ("Swagger/OpenAPI", "GET/POST"): each is a name of its own, so a
 # passage mentioning one does not mention the other. Single letters ("I/O") and pairs not
@@ -266,9 +267,17 @@ def _tokenise(text: str) -> _Tokens:
 
 
 def _identifier_terms(token: str, stem: Callable[[str], str]) -> list[str]:
-    """The whole identifier (unstemmed) and its parts (alphabetic ones stemmed)."""
+    """The whole identifier (unstemmed), each CamelCase or snake_case name in a dotted path,
+    and its parts (alphabetic ones stemmed).
+
+    The dotted segments because API references print paths ("requests.auth.HTTPProxyAuth",
+    "Response.raise_for_status") and users ask for the last name alone.
+    """
     whole = token.casefold()
     terms = [whole]
+    segments = _SEGMENT_SEPARATORS.split(token.lstrip("-~./"))
+    if len(segments) > 1:
+        terms += [s.casefold() for s in segments if "_" in s or _CAMEL.search(s)]
     for part in _PARTS.findall(token):
         if part.isdigit():
             if part != whole:

@@ -1,6 +1,6 @@
 """Fetch the public documentation the retrieval evaluation runs on.
 
-Seven corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
+Nine corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
 
 * MkDocs' user guide (`mkdocs-doc`): the set retrieval is tuned and its targets enforced on.
   Real HTML with navigation chrome, code blocks and a long changelog that acts as a distractor;
@@ -31,6 +31,12 @@ Seven corpora nobody on the team wrote (so the questions cannot be tuned to our 
   set, a tuning set since; a documentation generator: tutorial, configuration reference,
   reStructuredText and extension guides, man pages, the extension API and a very long
   changelog (94 pages).
+* Jinja's documentation (`python-jinja2-doc`, Sphinx HTML) and Requests' documentation
+  (`python-requests-doc`, Sphinx HTML): written blind in session 5 and scored once as that
+  session's held-out sets. Jinja: a template engine whose template-designer page is one
+  very long page, plus the API, extensions, sandbox and FAQ (13 pages); Requests: an HTTP
+  library's quickstart, advanced usage, authentication, API reference, FAQ and release
+  history (15 pages).
 
 Each comes from a Debian package pinned to one version and checked against a SHA-256, so
 every run evaluates exactly the same text. Idempotent: a stamp file next to the
@@ -157,7 +163,25 @@ SPHINX = DebianDocs(
     excluded=SPHINX_GENERATED,
 )
 
-ALL_DOCS = (MKDOCS, CLICK, BORG, FISH, FLASK, PYTEST, SPHINX)
+JINJA = DebianDocs(
+    name="jinja",
+    package="python-jinja2-doc",
+    version="3.1.2-1+deb12u3",
+    sha256="97b16e94881ccedd65c2b3b100497785089a4981cbcffcb03347e27b3d247931",
+    docs_path="usr/share/doc/python-jinja2-doc/html",
+    excluded=SPHINX_GENERATED | {"404.html"},
+)
+
+REQUESTS = DebianDocs(
+    name="requests",
+    package="python-requests-doc",
+    version="2.28.1+dfsg-1",
+    sha256="499f6c095d09971ec3aa7b7ff5197eaf999476ce3ee61edfccac64fe3f9e520f",
+    docs_path="usr/share/doc/python-requests-doc/html",
+    excluded=SPHINX_GENERATED,
+)
+
+ALL_DOCS = (MKDOCS, CLICK, BORG, FISH, FLASK, PYTEST, SPHINX, JINJA, REQUESTS)
 
 
 class FetchError(Exception):

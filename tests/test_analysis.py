@@ -35,6 +35,14 @@ def test_dotted_identifier_is_kept_whole_and_in_parts():
     assert "json.dumps" in analyze("call json.dumps(obj)")
 
 
+def test_a_name_in_a_dotted_path_is_a_whole_term_of_its_own():
+    # API references print `requests.auth.HTTPProxyAuth(...)`; users ask for "HTTPProxyAuth".
+    terms = set(analyze("class requests.auth.HTTPProxyAuth and Response.raise_for_status()"))
+    assert {"httpproxyauth", "raise_for_status"} <= terms
+    # Plain words in a path are its parts already (stemmed), not whole terms again.
+    assert "response" not in terms and "requests" not in terms
+
+
 def test_flags_paths_and_snake_case_keep_whole_and_parts():
     terms = set(analyze("git config --global edits ~/.gitconfig; set num_ctx and snake_case_name"))
     assert {"--global", "global"} <= terms

@@ -124,3 +124,38 @@ def test_a_multi_word_name_with_a_word_the_docs_use_everywhere_is_not_looked_up(
     chunks["cli.md"] = [("Command line", "Run the CLI of Flask to create a user.")]
     index = _index_of(chunks)
     assert isinstance(retrieve(index, "How do I use the Flask CLI to create a user?", 3), Passages)
+
+
+def test_a_class_asked_by_its_own_name_is_found_in_its_dotted_signature():
+    index = _index_of({"api.md": [
+        ("API > Authentication", "class requests.auth.HTTPProxyAuth(username, password)\n"
+                                 "Attaches HTTP Proxy Authentication to a given Request."),
+        ("API > Sessions", "class requests.Session\nA Requests session keeps cookies."),
+    ]})
+    verdict = retrieve(index, "What is the HTTPProxyAuth class for?", 3)
+    assert isinstance(verdict, Passages)
+    assert verdict.hits[0].chunk.heading == "API > Authentication"
+
+
+def test_everyday_words_the_passage_lacks_do_not_refuse_a_paraphrase():
+    # Users describe the feature in their own everyday words ("tweak", "by hand", "fire
+    # off"), which the docs use elsewhere; the passage about preparing a request answers.
+    index = _index_of({
+        "advanced.md": [
+            ("Advanced > Prepared requests", "Prepare the request, then change the body or "
+                                             "the headers before you send it."),
+            ("Advanced > Hooks", "A hook can fire after each call."),
+        ],
+        "intro.md": [
+            ("Intro", "Build the package first, then call it."),
+            ("Intro > Tips", "Tweak the theme by hand, then build it."),
+            ("Intro > Scripts", "Call the script by hand first."),
+            ("Intro > Events", "Fire an event to tweak the build."),
+        ],
+    })
+    verdict = retrieve(index, "Can I tweak the body or headers by hand before I fire it off?", 1)
+    assert isinstance(verdict, Passages)
+    assert verdict.hits[0].chunk.heading == "Advanced > Prepared requests"
+    # A name the docs never mention still refuses the same phrasing.
+    question = "Can I tweak the gRPC body or headers by hand before I fire it off?"
+    assert retrieve(index, question, 1) == NotCovered()
