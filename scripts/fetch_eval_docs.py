@@ -48,10 +48,13 @@ Run directly (`python scripts/fetch_eval_docs.py`) or through `scripts/eval.py`.
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,7 +63,8 @@ DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "eval" / "data"
 
 @dataclass(frozen=True, slots=True)
 class DebianDocs:
-    """A Debian package version whose `docs_path` folder becomes `tests/eval/data/<name>/`."""
+    """A Debian package version whose `docs_path` folder (HTML pages) becomes
+    `tests/eval/data/<name>/`."""
 
     name: str
     package: str
@@ -68,6 +72,7 @@ class DebianDocs:
     sha256: str
     docs_path: str
     excluded: frozenset[str]  # not documentation: error page, redirect stubs; "dir/": a folder
+    pattern: str = "*.html"
 
     @property
     def target(self) -> Path:
@@ -81,6 +86,57 @@ class DebianDocs:
     @property
     def stamp_text(self) -> str:
         return f"{self.package} {self.version} sha256:{self.sha256}\n"
+
+    def download(self, work: Path) -> Path:
+        """`apt-get download` the pinned version, refreshing the package lists once if needed."""
+        work.chmod(0o755)  # apt's download user must be able to enter it
+        command = ["apt-get", "download", "-q", f"{self.package}={self.version}"]
+        if _run(command, cwd=work, check=False) != 0:
+            _run(["apt-get", "update", "-qq"], check=False)
+            _run(command, cwd=work)
+        found = sorted(work.glob(f"{self.package}_*.deb"))
+        if len(found) != 1:
+            raise FetchError(f"apt-get download left {len(found)} .deb files for {self.package}")
+        return found[0]
+
+    def unpack(self, archive: Path, folder: Path) -> None:
+        _run(["dpkg-deb", "-x", str(archive), str(folder)])
+
+
+@dataclass(frozen=True, slots=True)
+class PyPISource(DebianDocs):
+    """A project's source distribution on PyPI whose `docs_path` folder (Markdown files)
+    becomes `tests/eval/data/<name>/`; `package` is the project's name on PyPI."""
+
+    pattern: str = "*.md"
+
+    def download(self, work: Path) -> Path:
+        """The sdist's address from PyPI's simple index (JSON form, PEP 691), then the file."""
+        filename = f"{self.package}-{self.version}.tar.gz"
+        index = json.loads(_get(f"{PYPI_SIMPLE}/{self.package}/", PYPI_SIMPLE_JSON))
+        urls = [f["url"] for f in index.get("files", []) if f.get("filename") == filename]
+        if not urls:
+            raise FetchError(f"PyPI lists no {filename}")
+        archive = work / filename
+        archive.write_bytes(_get(urls[0]))
+        return archive
+
+    def unpack(self, archive: Path, folder: Path) -> None:
+        with tarfile.open(archive) as bundle:
+            bundle.extractall(folder, filter="data")
+
+
+PYPI_SIMPLE = "https://pypi.org/simple"
+PYPI_SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
+
+
+def _get(url: str, accept: str = "*/*") -> bytes:
+    request = urllib.request.Request(url, headers={"Accept": accept})
+    try:
+        with urllib.request.urlopen(request, timeout=120) as response:  # noqa: S310 (https)
+            return response.read()
+    except OSError as error:
+        raise FetchError(f"could not download {url}: {error}") from error
 
 
 # What Sphinx generates besides the docs: highlighted source code, the index pages, search.
@@ -181,7 +237,25 @@ REQUESTS = DebianDocs(
     excluded=SPHINX_GENERATED,
 )
 
-ALL_DOCS = (MKDOCS, CLICK, BORG, FISH, FLASK, PYTEST, SPHINX, JINJA, REQUESTS)
+HATCH = PyPISource(
+    name="hatch",
+    package="hatch",
+    version="1.18.2",
+    sha256="7f365f1a5b8f1a8162813daed9bf9fce83f15dc933fc99c6d04cbb942e64f4d0",
+    docs_path="hatch-1.18.2/docs",
+    excluded=frozenset(),
+)
+
+BLACK = PyPISource(
+    name="black",
+    package="black",
+    version="26.10.1",
+    sha256="5f9f83beae62437e060dafd53d7f1fc327e3d3494f74d72ee5c2b73eb90fc4e7",
+    docs_path="black-26.10.1/docs",
+    excluded=frozenset(),
+)
+
+ALL_DOCS = (MKDOCS, CLICK, BORG, FISH, FLASK, PYTEST, SPHINX, JINJA, REQUESTS, HATCH, BLACK)
 
 
 class FetchError(Exception):
@@ -194,17 +268,16 @@ def fetch(docs: DebianDocs = MKDOCS) -> Path:
         return docs.target
     with tempfile.TemporaryDirectory(prefix="docai-eval-") as scratch:
         work = Path(scratch)
-        work.chmod(0o755)  # apt's download user must be able to enter it
-        deb = _download(docs, work)
-        digest = hashlib.sha256(deb.read_bytes()).hexdigest()
+        archive = docs.download(work)
+        digest = hashlib.sha256(archive.read_bytes()).hexdigest()
         if digest != docs.sha256:
             raise FetchError(
-                f"{deb.name}: SHA-256 {digest} differs from the pinned {docs.sha256}"
+                f"{archive.name}: SHA-256 {digest} differs from the pinned {docs.sha256}"
             )
         unpacked = work / "unpacked"
-        _run(["dpkg-deb", "-x", str(deb), str(unpacked)])
+        docs.unpack(archive, unpacked)
         staged = work / docs.name
-        _copy_docs(unpacked / docs.docs_path, staged, docs.excluded)
+        _copy_docs(unpacked / docs.docs_path, staged, docs)
         docs.target.parent.mkdir(parents=True, exist_ok=True)
         docs.stamp.unlink(missing_ok=True)
         if docs.target.exists():
@@ -214,23 +287,13 @@ def fetch(docs: DebianDocs = MKDOCS) -> Path:
     return docs.target
 
 
-def _download(docs: DebianDocs, work: Path) -> Path:
-    """`apt-get download` the pinned version, refreshing the package lists once if needed."""
-    command = ["apt-get", "download", "-q", f"{docs.package}={docs.version}"]
-    if _run(command, cwd=work, check=False) != 0:
-        _run(["apt-get", "update", "-qq"], check=False)
-        _run(command, cwd=work)
-    found = sorted(work.glob(f"{docs.package}_*.deb"))
-    if len(found) != 1:
-        raise FetchError(f"apt-get download left {len(found)} .deb files for {docs.package}")
-    return found[0]
-
-
-def _copy_docs(source: Path, target: Path, excluded: frozenset[str]) -> None:
-    """Copy only the HTML pages: assets (CSS, JS, images, search index) are not docs."""
+def _copy_docs(source: Path, target: Path, docs: DebianDocs) -> None:
+    """Copy only the pages (`docs.pattern`): assets (CSS, JS, images, search index) are not
+    docs."""
     if not source.is_dir():
         raise FetchError(f"the package has no folder {source}")
-    for page in sorted(source.rglob("*.html")):
+    excluded = docs.excluded
+    for page in sorted(source.rglob(docs.pattern)):
         relative = page.relative_to(source).as_posix()
         if relative in excluded or any(relative.startswith(e) for e in excluded if e.endswith("/")):
             continue

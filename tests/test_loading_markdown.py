@@ -140,3 +140,36 @@ def test_uppercase_suffix_is_markdown(tmp_path: Path) -> None:
     assert doc.title == "Leia-me"
     assert doc.sections[0].text == "- item"
     assert doc.source == "README.MD"
+
+
+def test_mkdocs_admonitions_and_tabs_are_prose_not_code(tmp_path: Path) -> None:
+    # MkDocs bodies are indented by four spaces, which plain CommonMark reads as code.
+    doc = load_md(
+        tmp_path,
+        '# Install\n\n!!! warning "Mind the environment"\n    Consider [pipx](#pipx) instead.\n\n'
+        '=== "macOS"\n    === "GUI installer"\n        1. Download the **.pkg** file.\n\n'
+        "=== \"Windows\"\n    Run the `.msi` file.\n\n??? tip\n    Collapsed by default.\n\n"
+        "```text\n!!! note\n    fenced code stays as written\n```\n",
+    )
+    text = by_path(doc)[("Install",)]
+    assert "Mind the environment\n\nConsider pipx instead." in text
+    assert "macOS\n\nGUI installer\n\n1. Download the .pkg file." in text
+    assert "Windows\n\nRun the .msi file." in text
+    assert "Tip\n\nCollapsed by default." in text
+    assert "!!! note\n    fenced code stays as written" in text
+    assert "[pipx]" not in text and "**" not in text
+
+
+def test_myst_notes_are_prose_and_tables_of_contents_are_dropped(tmp_path: Path) -> None:
+    doc = load_md(
+        tmp_path,
+        "(usage)=\n\n# Usage\n\n```{note}\nSee {doc}`the basics <basics>` for *more*.\n```\n\n"
+        "```{toctree}\n:maxdepth: 2\n\nbasics\nfaq\n```\n\n:::{tip} Line length\n:class: x\n"
+        "Use 88 columns.\n:::\n\n```{code-block} toml\nline-length = 88\n```\n",
+    )
+    text = by_path(doc)[("Usage",)]
+    assert "Note\n\nSee the basics <basics> for more." in text
+    assert "Line length\n\nUse 88 columns." in text
+    assert "line-length = 88" in text  # code stays code
+    assert "maxdepth" not in text and "faq" not in text and "(usage)=" not in text
+    assert "{doc}" not in text and ":class:" not in text

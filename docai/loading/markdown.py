@@ -14,6 +14,7 @@ from markdown_it.tree import SyntaxTreeNode
 
 from docai.loading.frontmatter import split_front_matter
 from docai.loading.html import html_events
+from docai.loading.markdown_blocks import unfold_blocks
 from docai.loading.outline import Block, Heading, build_sections
 from docai.models import Section
 
@@ -30,7 +31,7 @@ def parse_markdown(text: str, stem: str) -> tuple[str, tuple[Section, ...]]:
     never body text. Text before the first heading gets the heading path `(title,)`.
     """
     front = split_front_matter(text)
-    events = _events(_parser().parse(front.body))
+    events = _events(_parser().parse(unfold_blocks(front.body)))
     first_h1 = next((e.text for e in events if isinstance(e, Heading) and e.level == 1), None)
     title = front.title or first_h1 or stem
     return title, build_sections(events, preamble_path=(title,))
