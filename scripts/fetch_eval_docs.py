@@ -1,6 +1,6 @@
 """Fetch the public documentation the retrieval evaluation runs on.
 
-Nine corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
+Eleven corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
 
 * MkDocs' user guide (`mkdocs-doc`): the set retrieval is tuned and its targets enforced on.
   Real HTML with navigation chrome, code blocks and a long changelog that acts as a distractor;
@@ -37,10 +37,16 @@ Nine corpora nobody on the team wrote (so the questions cannot be tuned to our o
   very long page, plus the API, extensions, sandbox and FAQ (13 pages); Requests: an HTTP
   library's quickstart, advanced usage, authentication, API reference, FAQ and release
   history (15 pages).
+* Hatch's and Black's documentation (Markdown from their PyPI source distributions):
+  written blind in session 5 and scored once as held-out sets. Hatch: a Python project
+  manager's MkDocs-Material docs, with admonitions and content tabs, a CLI reference, plugin
+  pages, blog posts and change logs (81 pages); Black: a code formatter's MyST docs (notes
+  as directives, tables of contents), style guide, integrations and FAQ (25 pages).
 
-Each comes from a Debian package pinned to one version and checked against a SHA-256, so
-every run evaluates exactly the same text. Idempotent: a stamp file next to the
-docs folder records what was unpacked, and a matching stamp means nothing to do.
+Each comes from a Debian package or a PyPI source distribution pinned to one version and
+checked against a SHA-256, so every run evaluates exactly the same text. Idempotent: a stamp
+file next to the docs folder records what was unpacked, and a matching stamp means nothing
+to do.
 
 Run directly (`python scripts/fetch_eval_docs.py`) or through `scripts/eval.py`.
 """
