@@ -173,3 +173,16 @@ def test_myst_notes_are_prose_and_tables_of_contents_are_dropped(tmp_path: Path)
     assert "line-length = 88" in text  # code stays code
     assert "maxdepth" not in text and "faq" not in text and "(usage)=" not in text
     assert "{doc}" not in text and ":class:" not in text
+
+
+def test_heading_attribute_lists_are_not_part_of_the_heading(tmp_path: Path) -> None:
+    doc = load_md(
+        tmp_path,
+        "# History\n\n## 1.8.0 - 2023-12-11 ## {: #hatch-v1.8.0 }\n\nFixed.\n\n"
+        "## Options {#options .wide}\n\nSome.\n\n## Sets {like this}\n\nKept.\n",
+    )
+    assert [s.heading_path for s in doc.sections] == [
+        ("History", "1.8.0 - 2023-12-11"),
+        ("History", "Options"),
+        ("History", "Sets {like this}"),
+    ]

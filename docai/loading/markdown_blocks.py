@@ -29,6 +29,10 @@ _BODY_INDENT = 4
 # ("(labels)="): markup, not words.
 _ROLE = re.compile(r"\{[\w:-]+\}(?=`)")
 _TARGET = re.compile(r"[ ]*\([\w:.-]+\)=[ \t]*")
+# An attribute list closing an ATX heading ("## 1.8.0 ## {: #hatch-v1.8.0 }", "# Title {#id}",
+# Python-Markdown's attr_list and Pandoc's header attributes), with the closing #s before it.
+_HEADING_ATTRIBUTES = re.compile(r"(?P<heading>[ ]{0,3}#{1,6}[ \t].*?)(?:[ \t]+#+)?[ \t]*"
+                                 r"\{:?[ \t]*[#.][^{}]*\}[ \t]*")
 
 # MyST directives whose body is prose (Docutils' admonitions and Sphinx's version notes).
 PROSE_DIRECTIVES = frozenset({
@@ -40,8 +44,8 @@ NAVIGATION_DIRECTIVES = frozenset({"toctree"})
 
 
 def unfold_blocks(text: str) -> str:
-    """`text` with admonitions, content tabs and MyST prose directives as plain Markdown,
-    MyST roles' names and targets removed."""
+    """`text` with admonitions, content tabs and MyST prose directives as plain Markdown;
+    MyST roles' names and targets and headings' attribute lists removed."""
     return "\n".join(_unfold(text.split("\n")))
 
 
@@ -65,7 +69,8 @@ def _unfold(lines: list[str]) -> Iterator[str]:
             position = end
             continue
         if not _TARGET.fullmatch(line):
-            yield _ROLE.sub("", line)
+            heading = _HEADING_ATTRIBUTES.fullmatch(line)
+            yield heading["heading"] if heading else _ROLE.sub("", line)
         position += 1
 
 
