@@ -25,7 +25,7 @@ PARSERS: MappingProxyType[str, Parser] = MappingProxyType(
 SUPPORTED_SUFFIXES: frozenset[str] = frozenset(PARSERS)
 # Bump whenever a parser's output for a given file changes: cached chunks are keyed on it,
 # so every file is parsed again rather than kept as the old parser left it.
-PARSER_VERSION = "4"
+PARSER_VERSION = "5"
 
 
 def parser_for(path: Path) -> Parser | None:
