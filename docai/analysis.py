@@ -40,13 +40,10 @@ Choices, and why:
 from __future__ import annotations
 
 import functools
-import hashlib
-import importlib.metadata
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import Stemmer
 
@@ -62,39 +59,11 @@ from docai.stopwords import (
     STOP_WORDS,
 )
 from docai.tokens import get_encoding
+from docai.versioning import code_version
 
-
-def terms_version(number: str, sources: Iterable[bytes]) -> str:
-    """`number`, then a short hash of `sources`: cached indexes key on the result.
-
-    Why a hash besides the number: an edit to the analysis that nobody remembered to bump
-    for (or an experiment reverted after reusing a number) would otherwise leave indexes
-    built with other terms in every cache, and searches would silently miss.
-    """
-    digest = hashlib.sha256()
-    for source in sources:
-        digest.update(hashlib.sha256(source).digest())
-    return f"{number}-{digest.hexdigest()[:12]}"
-
-
-def _source_bytes(*files: str | None) -> list[bytes]:
-    """The contents of `files` and the stemmer's version; empty where unreadable."""
-    sources = []
-    for file in files:
-        try:
-            sources.append(Path(file or "").read_bytes())
-        except OSError:
-            sources.append(b"")
-    try:
-        sources.append(importlib.metadata.version("PyStemmer").encode())
-    except importlib.metadata.PackageNotFoundError:
-        sources.append(b"")
-    return sources
-
-
-# Bump whenever the terms produced for a given text change; the hash of this module, the
-# stop words and the stemmer's version is added anyway (`terms_version`).
-ANALYZER_VERSION = terms_version("12", _source_bytes(__file__, stopwords.__file__))
+# Bump whenever the terms produced for a given text change; a hash of this module, the
+# stop words and the stemmer's version is added anyway (`versioning.code_version`).
+ANALYZER_VERSION = code_version("12", [__file__, stopwords.__file__], ["PyStemmer"])
 
 STEM_CACHE_SIZE = 200_000
 

@@ -10,6 +10,7 @@ from docai.loading.html import parse_html
 from docai.loading.markdown import parse_markdown
 from docai.loading.text import parse_text
 from docai.models import Section
+from docai.versioning import code_version
 
 Parser = Callable[[str, str], tuple[str, tuple[Section, ...]]]
 
@@ -24,8 +25,13 @@ PARSERS: MappingProxyType[str, Parser] = MappingProxyType(
 )
 SUPPORTED_SUFFIXES: frozenset[str] = frozenset(PARSERS)
 # Bump whenever a parser's output for a given file changes: cached chunks are keyed on it,
-# so every file is parsed again rather than kept as the old parser left it.
-PARSER_VERSION = "5"
+# so every file is parsed again rather than kept as the old parser left it. A hash of the
+# loading code, the chunker and the parsing libraries' versions is added anyway.
+PARSER_VERSION = code_version(
+    "5",
+    [*sorted(Path(__file__).parent.glob("*.py")), Path(__file__).parent.parent / "chunking.py"],
+    ["markdown-it-py", "beautifulsoup4", "lxml"],
+)
 
 
 def parser_for(path: Path) -> Parser | None:
