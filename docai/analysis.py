@@ -8,10 +8,13 @@ Choices, and why:
 * Technical identifiers are indexed whole *and* in parts: `os.path.join` gives
   `os.path.join`, `os`, `path`, `join`; `--global` gives `--global`, `global`;
   `CamelCase` gives `camelcase`, `camel`, `case`; `python3` gives `python3`, `python`,
-  `3`. Searching the exact identifier then ranks the passage that spells it first, while a
-  prose question ("join paths") still reaches it. Whole identifiers are never stemmed;
-  their alphabetic parts are (they behave like words in prose). Parts keep stop words
-  (`os` in `os.path` is a module, not the Portuguese article).
+  `3`; a CamelCase or snake_case name in a path is a whole term too
+  (`requests.auth.HTTPProxyAuth` gives `httpproxyauth`, `.raise_for_status()` gives
+  `raise_for_status`), as users ask for it by that name alone. Searching the exact
+  identifier then ranks the passage that spells it first, while a prose question ("join
+  paths") still reaches it. Whole identifiers are never stemmed; their alphabetic parts
+  are (they behave like words in prose). Parts keep stop words (`os` in `os.path` is a
+  module, not the Portuguese article).
 * Stemming (Snowball via PyStemmer) must map the same word to the same term in the docs
   and in the question, or nothing matches. A passage is stemmed with one language, guessed
   from its stop words (long text: reliable). A question is short and often mixes
@@ -273,13 +276,14 @@ def _identifier_terms(token: str, stem: Callable[[str], str]) -> list[str]:
     """The whole identifier (unstemmed), each CamelCase or snake_case name in a dotted path,
     and its parts (alphabetic ones stemmed).
 
-    The dotted segments because API references print paths ("requests.auth.HTTPProxyAuth",
-    "Response.raise_for_status") and users ask for the last name alone.
+    The dotted names because API references print paths ("requests.auth.HTTPProxyAuth",
+    "Response.raise_for_status", ".raise_for_status()") and users ask for the name alone.
     """
     whole = token.casefold()
     terms = [whole]
-    segments = _SEGMENT_SEPARATORS.split(token.lstrip("-~./"))
-    if len(segments) > 1:
+    bare = token.lstrip("-~./")
+    segments = _SEGMENT_SEPARATORS.split(bare)
+    if len(segments) > 1 or bare != token:  # a path, or a method named with its dot
         terms += [s.casefold() for s in segments if "_" in s or _CAMEL.search(s)]
     for part in _PARTS.findall(token):
         if part.isdigit():

@@ -44,6 +44,7 @@ def test_a_name_in_a_dotted_path_is_a_whole_term_of_its_own():
     # API references print `requests.auth.HTTPProxyAuth(...)`; users ask for "HTTPProxyAuth".
     terms = set(analyze("class requests.auth.HTTPProxyAuth and Response.raise_for_status()"))
     assert {"httpproxyauth", "raise_for_status"} <= terms
+    assert "iter_content" in analyze("then call .iter_content() on it")
     # Plain words in a path are its parts already (stemmed), not whole terms again.
     assert "response" not in terms and "requests" not in terms
 

@@ -186,3 +186,20 @@ def test_heading_attribute_lists_are_not_part_of_the_heading(tmp_path: Path) -> 
         ("History", "Options"),
         ("History", "Sets {like this}"),
     ]
+
+
+def test_myst_markup_goes_but_placeholders_in_code_stay(tmp_path: Path) -> None:
+    doc = load_md(
+        tmp_path,
+        "# Context\n\nUse `{env_name}` or ``{home}``, run `hatch run {args}`; see {ref}`fmt`.\n\n"
+        "```{deprecated} 3.1\nUse the new option.\n```\nThe next paragraph.\n\n"
+        "```{note}\n---\nclass: tip\n---\nYAML options are not text.\n```\n\n"
+        "```{contents}\n:local:\n:backlinks: none\n```\n\n"
+        '=== ":octicons-file-code-16: pyproject.toml"\n    Set the table.\n',
+    )
+    text = by_path(doc)[("Context",)]
+    assert "Use {env_name} or {home}, run hatch run {args}; see fmt." in text
+    assert "Deprecated since version 3.1\n\nUse the new option.\n\nThe next paragraph." in text
+    assert "Note\n\nYAML options are not text." in text
+    assert "class: tip" not in text and ":local:" not in text and "backlinks" not in text
+    assert "pyproject.toml\n\nSet the table." in text and "octicons" not in text

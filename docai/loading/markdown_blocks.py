@@ -6,8 +6,11 @@ alternatives as content tabs (`=== "pip"`), each with a body indented by four sp
 (`:::{tip}`). CommonMark reads an indented body as a code block and a directive as code, so
 the notes' prose would be indexed and shown as raw markup (links as `[text](url)`). Here
 each block becomes its title on a line of its own followed by its body as ordinary
-Markdown; a MyST table of contents (`{toctree}`) is navigation and is dropped. Code (fenced
-or any other directive) is left exactly as written.
+Markdown; MyST tables of contents (`{toctree}`, `{contents}`) are navigation and are
+dropped. Code (fenced, or any other directive) is left as written.
+
+Every pattern here is applied to one line at a time and none can backtrack over a run of
+spaces, so a hostile line costs linear time.
 """
 
 from __future__ import annotations
@@ -16,65 +19,84 @@ import re
 from collections.abc import Iterator
 
 # `!!! note`, `!!! warning "Title"`, `??? tip`, `???+ info ""` (a type, then an optional
-# title; "" means none) and `=== "Tab label"` (a title only).
+# title; "" means none) and `=== "Tab label"` (a title only); matched on the line with its
+# trailing blanks removed.
 _BLOCK = re.compile(
-    r'(?P<indent>[ ]*)(?:(?:!!!|\?\?\?\+?)[ \t]*(?P<kind>[\w-]+)(?:[ \t]+[\w-]+)*'
-    r'|===\+?)[ \t]*(?:"(?P<title>[^"]*)")?[ \t]*'
+    r'(?P<indent>[ ]*)(?:(?:!!!|\?\?\?\+?)[ \t]*(?P<kind>[\w-]+)(?:[ \t]+[\w-]+)*|===\+?)'
+    r'(?:[ \t]+"(?P<title>[^"]*)")?'
 )
+_BLOCK_MARKERS = ("!!!", "???", "===")
 _FENCE = re.compile(r"(?P<indent>[ ]*)(?P<mark>`{3,}|~{3,}|:{3,})[ \t]*(?P<info>.*)")
 _DIRECTIVE = re.compile(r"\{(?P<name>[\w:-]+)\}[ \t]*(?P<argument>.*)")
 _DIRECTIVE_OPTION = re.compile(r"[ ]*:[\w-]+:")
 _BODY_INDENT = 4
-# A MyST role's name before its backquoted text ({doc}`usage`) and a MyST target line
+# A MyST role's name right before a code span ({doc}`usage`) and a MyST target line
 # ("(labels)="): markup, not words.
-_ROLE = re.compile(r"\{[\w:-]+\}(?=`)")
-_TARGET = re.compile(r"[ ]*\([\w:.-]+\)=[ \t]*")
-# An attribute list closing an ATX heading ("## 1.8.0 ## {: #hatch-v1.8.0 }", "# Title {#id}",
-# Python-Markdown's attr_list and Pandoc's header attributes), with the closing #s before it.
-_HEADING_ATTRIBUTES = re.compile(r"(?P<heading>[ ]{0,3}#{1,6}[ \t].*?)(?:[ \t]+#+)?[ \t]*"
-                                 r"\{:?[ \t]*[#.][^{}]*\}[ \t]*")
+_ROLE_AT_END = re.compile(r"\{[\w:-]+\}\Z")
+_TICKS = re.compile(r"(`+)")
+_TARGET = re.compile(r"[ ]*\([\w:.-]+\)=")
+# An ATX heading, and the attribute list that may close it ("## 1.8.0 ## {: #hatch-v1.8.0 }",
+# "# Title {#id}": Python-Markdown's attr_list, Pandoc's header attributes).
+_ATX_HEADING = re.compile(r"[ ]{0,3}#{1,6}[ \t]")
+_ATTRIBUTE_LIST = re.compile(r"\{:?[ \t]*[#.][^{}]*\}")
+# Material for MkDocs icon shortcodes in tab and note titles (":octicons-file-code-16:").
+_SHORTCODE = re.compile(r":[\w-]+:")
+# Deeper nesting is left as written: only hostile files nest notes this deep.
+_MAX_DEPTH = 20
 
-# MyST directives whose body is prose (Docutils' admonitions and Sphinx's version notes).
-PROSE_DIRECTIVES = frozenset({
-    "admonition", "attention", "caution", "danger", "deprecated", "error", "hint",
-    "important", "note", "seealso", "tip", "todo", "versionadded", "versionchanged",
-    "warning",
-})
-NAVIGATION_DIRECTIVES = frozenset({"toctree"})
+# MyST directives whose body is prose (Docutils' admonitions, Sphinx's version notes and
+# rubrics), with the title each one shows when it has no argument of its own.
+PROSE_DIRECTIVES = {
+    "admonition": "", "attention": "Attention", "caution": "Caution", "danger": "Danger",
+    "error": "Error", "hint": "Hint", "important": "Important", "note": "Note",
+    "rubric": "", "seealso": "See also", "tip": "Tip", "todo": "To do", "warning": "Warning",
+    "deprecated": "Deprecated since version", "versionadded": "Added in version",
+    "versionchanged": "Changed in version", "versionremoved": "Removed in version",
+}
+NAVIGATION_DIRECTIVES = frozenset({"toctree", "contents"})
 
 
 def unfold_blocks(text: str) -> str:
     """`text` with admonitions, content tabs and MyST prose directives as plain Markdown;
     MyST roles' names and targets and headings' attribute lists removed."""
-    return "\n".join(_unfold(text.split("\n")))
+    return "\n".join(_unfold(text.split("\n"), depth=0))
 
 
-def _unfold(lines: list[str]) -> Iterator[str]:
+def _unfold(lines: list[str], depth: int) -> Iterator[str]:
+    if depth > _MAX_DEPTH:
+        yield from lines
+        return
     position = 0
     while position < len(lines):
-        line = lines[position]
+        line = _expanded_indent(lines[position])
         fence = _FENCE.fullmatch(line)
         if fence and (fence["mark"][0] != ":" or _DIRECTIVE.fullmatch(fence["info"])):
             end = _fence_end(lines, position, fence)
-            yield from _fenced(lines[position:end], fence)
+            yield from _fenced(lines[position:end], fence, depth)
             position = end
             continue
-        block = _BLOCK.fullmatch(line)
-        if block and (block["kind"] or block["title"] is not None):
-            end = _body_end(lines, position + 1, len(block["indent"]) + _BODY_INDENT)
+        block = _block(line)
+        if block:
             indent = block["indent"]
+            end = _body_end(lines, position + 1, len(indent) + _BODY_INDENT)
             title = block["kind"].capitalize() if block["title"] is None else block["title"]
-            yield from (indent + title, "") if title else ()
-            yield from _unfold([_dedented(body, len(indent)) for body in lines[position + 1:end]])
+            body = [_dedented(body, len(indent)) for body in lines[position + 1:end]]
+            yield from _titled(indent, title, _unfold(body, depth + 1))
             position = end
             continue
-        if not _TARGET.fullmatch(line):
-            heading = _HEADING_ATTRIBUTES.fullmatch(line)
-            yield heading["heading"] if heading else _ROLE.sub("", line)
+        if not _TARGET.fullmatch(line.rstrip()):
+            yield _without_heading_attributes(line) or _without_roles(line)
         position += 1
 
 
-def _fenced(lines: list[str], fence: re.Match[str]) -> Iterator[str]:
+def _block(line: str) -> re.Match[str] | None:
+    if not line.lstrip(" ").startswith(_BLOCK_MARKERS):
+        return None
+    block = _BLOCK.fullmatch(line.rstrip())
+    return block if block and (block["kind"] or block["title"] is not None) else None
+
+
+def _fenced(lines: list[str], fence: re.Match[str], depth: int) -> Iterator[str]:
     """A fenced block: a prose directive unfolded, a table of contents dropped, code kept."""
     directive = _DIRECTIVE.fullmatch(fence["info"])
     name = directive["name"].casefold() if directive else ""
@@ -84,12 +106,34 @@ def _fenced(lines: list[str], fence: re.Match[str]) -> Iterator[str]:
         yield from lines
         return
     closed = len(lines) > 1 and _closes(lines[-1], fence)
-    body = lines[1:-1] if closed else lines[1:]
-    while body and _DIRECTIVE_OPTION.match(body[0]):
-        body = body[1:]
-    yield fence["indent"] + (directive["argument"].strip() or name.capitalize())
+    body = _without_options(lines[1:-1] if closed else lines[1:])
+    argument = directive["argument"].strip()
+    title = " ".join(part for part in (PROSE_DIRECTIVES[name], argument) if part)
+    yield from _titled(fence["indent"], title, _unfold(body, depth + 1))
+
+
+def _titled(indent: str, title: str, body: Iterator[str]) -> Iterator[str]:
+    """The title as a paragraph of its own, then the body; blank lines around them keep
+    them apart from the text before and after the block."""
+    title = _SHORTCODE.sub("", title).strip()
     yield ""
-    yield from _unfold(body)
+    if title:
+        yield indent + ("\\" + title if title.startswith("#") else title)  # not a heading
+        yield ""
+    yield from body
+    yield ""
+
+
+def _without_options(body: list[str]) -> list[str]:
+    """A directive's body without its options (`:class: tip` lines or a `---` YAML block)."""
+    if body and body[0].strip() == "---":
+        closing = next((i for i, line in enumerate(body[1:], 1) if line.strip() == "---"), None)
+        if closing is not None:
+            return body[closing + 1:]
+    start = 0
+    while start < len(body) and _DIRECTIVE_OPTION.match(body[start]):
+        start += 1
+    return body[start:]
 
 
 def _fence_end(lines: list[str], start: int, fence: re.Match[str]) -> int:
@@ -111,7 +155,7 @@ def _body_end(lines: list[str], start: int, indent: int) -> int:
     lines between them (blank lines after the last one are left to what follows)."""
     end = position = start
     while position < len(lines):
-        line = lines[position].expandtabs(_BODY_INDENT)
+        line = _expanded_indent(lines[position])
         if line.strip():
             if len(line) - len(line.lstrip(" ")) < indent:
                 break
@@ -122,5 +166,43 @@ def _body_end(lines: list[str], start: int, indent: int) -> int:
 
 def _dedented(line: str, indent: int) -> str:
     """`line` without the body's four extra columns after the block's own `indent`."""
-    line = line.expandtabs(_BODY_INDENT)
+    line = _expanded_indent(line)
     return line[:indent] + line[indent + _BODY_INDENT:]
+
+
+def _expanded_indent(line: str) -> str:
+    """`line` with tabs in its indentation expanded (tabs inside it are content)."""
+    text = line.lstrip(" \t")
+    return line[:len(line) - len(text)].expandtabs(_BODY_INDENT) + text
+
+
+def _without_heading_attributes(line: str) -> str | None:
+    """An ATX heading line without its closing attribute list (and the closing #s before
+    it); None when `line` is no heading or has none."""
+    stripped = line.rstrip()
+    if not stripped.endswith("}") or not _ATX_HEADING.match(stripped):
+        return None
+    start = stripped.rfind("{")
+    if not _ATTRIBUTE_LIST.fullmatch(stripped, start):
+        return None
+    heading = stripped[:start].rstrip()
+    closing = heading.rstrip("#")
+    if closing != heading and closing.endswith((" ", "\t")) and _ATX_HEADING.match(closing):
+        heading = closing.rstrip()
+    return heading
+
+
+def _without_roles(line: str) -> str:
+    """`line` without MyST role names before code spans; code spans themselves untouched
+    (`{env_name}` in one is text)."""
+    if "{" not in line or "`" not in line:
+        return line
+    parts = _TICKS.split(line)  # text, ticks, text, ticks, ..., text
+    opened: str | None = None
+    for index in range(0, len(parts) - 1, 2):
+        if opened is None:
+            parts[index] = _ROLE_AT_END.sub("", parts[index])
+            opened = parts[index + 1]
+        elif parts[index + 1] == opened:
+            opened = None
+    return "".join(parts)
