@@ -54,6 +54,7 @@ Run directly (`python scripts/fetch_eval_docs.py`) or through `scripts/eval.py`.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
 import shutil
 import subprocess
@@ -67,10 +68,18 @@ from pathlib import Path
 DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "eval" / "data"
 
 
+PYPI_SIMPLE = "https://pypi.org/simple"
+PYPI_SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
+
+
+class FetchError(Exception):
+    """The pinned docs could not be fetched or did not match their checksum."""
+
+
 @dataclass(frozen=True, slots=True)
-class DebianDocs:
-    """A Debian package version whose `docs_path` folder (HTML pages) becomes
-    `tests/eval/data/<name>/`."""
+class PinnedDocs:
+    """A pinned archive whose `docs_path` folder (its `pattern` pages) becomes
+    `tests/eval/data/<name>/`; subclasses say where the archive comes from."""
 
     name: str
     package: str
@@ -94,6 +103,19 @@ class DebianDocs:
         return f"{self.package} {self.version} sha256:{self.sha256}\n"
 
     def download(self, work: Path) -> Path:
+        """Download the archive into `work`; return its path."""
+        raise NotImplementedError
+
+    def unpack(self, archive: Path, folder: Path) -> None:
+        """Unpack `archive` into `folder`."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class DebianDocs(PinnedDocs):
+    """A Debian package version (HTML pages)."""
+
+    def download(self, work: Path) -> Path:
         """`apt-get download` the pinned version, refreshing the package lists once if needed."""
         work.chmod(0o755)  # apt's download user must be able to enter it
         command = ["apt-get", "download", "-q", f"{self.package}={self.version}"]
@@ -110,17 +132,21 @@ class DebianDocs:
 
 
 @dataclass(frozen=True, slots=True)
-class PyPISource(DebianDocs):
-    """A project's source distribution on PyPI whose `docs_path` folder (Markdown files)
-    becomes `tests/eval/data/<name>/`; `package` is the project's name on PyPI."""
+class PyPISource(PinnedDocs):
+    """A project's source distribution on PyPI (`package` is the project's name), whose
+    docs are Markdown files."""
 
     pattern: str = "*.md"
 
     def download(self, work: Path) -> Path:
         """The sdist's address from PyPI's simple index (JSON form, PEP 691), then the file."""
         filename = f"{self.package}-{self.version}.tar.gz"
-        index = json.loads(_get(f"{PYPI_SIMPLE}/{self.package}/", PYPI_SIMPLE_JSON))
-        urls = [f["url"] for f in index.get("files", []) if f.get("filename") == filename]
+        listing = f"{PYPI_SIMPLE}/{self.package}/"
+        try:
+            files = json.loads(_get(listing, PYPI_SIMPLE_JSON))["files"]
+            urls = [f["url"] for f in files if f.get("filename") == filename]
+        except (ValueError, KeyError, TypeError) as error:
+            raise FetchError(f"{listing} is not PyPI's JSON index: {error!r}") from error
         if not urls:
             raise FetchError(f"PyPI lists no {filename}")
         archive = work / filename
@@ -128,12 +154,17 @@ class PyPISource(DebianDocs):
         return archive
 
     def unpack(self, archive: Path, folder: Path) -> None:
-        with tarfile.open(archive) as bundle:
-            bundle.extractall(folder, filter="data")
-
-
-PYPI_SIMPLE = "https://pypi.org/simple"
-PYPI_SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
+        try:
+            with tarfile.open(archive) as bundle:
+                if hasattr(tarfile, "data_filter"):  # Python 3.11.4 and later
+                    bundle.extractall(folder, filter="data")
+                else:  # the same guard by hand: no absolute paths, no way out, no links
+                    for member in bundle.getmembers():
+                        if member.name.startswith("/") or ".." in Path(member.name).parts:
+                            raise FetchError(f"{archive.name}: unsafe member {member.name}")
+                    bundle.extractall(folder, [m for m in bundle if m.isfile() or m.isdir()])
+        except (tarfile.TarError, OSError) as error:
+            raise FetchError(f"could not unpack {archive.name}: {error}") from error
 
 
 def _get(url: str, accept: str = "*/*") -> bytes:
@@ -141,7 +172,7 @@ def _get(url: str, accept: str = "*/*") -> bytes:
     try:
         with urllib.request.urlopen(request, timeout=120) as response:  # noqa: S310 (https)
             return response.read()
-    except OSError as error:
+    except (OSError, http.client.HTTPException) as error:
         raise FetchError(f"could not download {url}: {error}") from error
 
 
@@ -264,11 +295,7 @@ BLACK = PyPISource(
 ALL_DOCS = (MKDOCS, CLICK, BORG, FISH, FLASK, PYTEST, SPHINX, JINJA, REQUESTS, HATCH, BLACK)
 
 
-class FetchError(Exception):
-    """The pinned docs could not be fetched or did not match their checksum."""
-
-
-def fetch(docs: DebianDocs = MKDOCS) -> Path:
+def fetch(docs: PinnedDocs = MKDOCS) -> Path:
     """Make sure `docs.target` holds the pinned docs; return it."""
     if docs.target.is_dir() and _read(docs.stamp) == docs.stamp_text:
         return docs.target
@@ -293,12 +320,13 @@ def fetch(docs: DebianDocs = MKDOCS) -> Path:
     return docs.target
 
 
-def _copy_docs(source: Path, target: Path, docs: DebianDocs) -> None:
+def _copy_docs(source: Path, target: Path, docs: PinnedDocs) -> None:
     """Copy only the pages (`docs.pattern`): assets (CSS, JS, images, search index) are not
     docs."""
     if not source.is_dir():
         raise FetchError(f"the package has no folder {source}")
     excluded = docs.excluded
+    copied = 0
     for page in sorted(source.rglob(docs.pattern)):
         relative = page.relative_to(source).as_posix()
         if relative in excluded or any(relative.startswith(e) for e in excluded if e.endswith("/")):
@@ -306,6 +334,9 @@ def _copy_docs(source: Path, target: Path, docs: DebianDocs) -> None:
         destination = target / relative
         destination.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(page, destination)
+        copied += 1
+    if not copied:
+        raise FetchError(f"no {docs.pattern} pages under {source}")
 
 
 def _run(command: list[str], *, cwd: Path | None = None, check: bool = True) -> int:
