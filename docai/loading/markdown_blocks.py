@@ -16,7 +16,8 @@ spaces, so a hostile line costs linear time.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 
 # `!!! note`, `!!! warning "Title"`, `??? tip`, `???+ info ""` (a type, then an optional
 # title; "" means none) and `=== "Tab label"` (a title only); matched on the line with its
@@ -46,13 +47,13 @@ _MAX_DEPTH = 20
 
 # MyST directives whose body is prose (Docutils' admonitions, Sphinx's version notes and
 # rubrics), with the title each one shows when it has no argument of its own.
-PROSE_DIRECTIVES = {
+PROSE_DIRECTIVES: Mapping[str, str] = MappingProxyType({
     "admonition": "", "attention": "Attention", "caution": "Caution", "danger": "Danger",
     "error": "Error", "hint": "Hint", "important": "Important", "note": "Note",
     "rubric": "", "seealso": "See also", "tip": "Tip", "todo": "To do", "warning": "Warning",
     "deprecated": "Deprecated since version", "versionadded": "Added in version",
     "versionchanged": "Changed in version", "versionremoved": "Removed in version",
-}
+})
 NAVIGATION_DIRECTIVES = frozenset({"toctree", "contents"})
 
 
