@@ -35,10 +35,9 @@ Twelve sets, each over documentation nobody on the team tuned for except where s
   scored once as held-out sets, with the Markdown block extensions already read as prose
   (Hatch hit@3 0.61, MRR@10 0.58, 6 of 14 uncovered refused, 7 of 51 covered wrongly
   refused; Black 0.66, 0.61, 6 of 13, 6 of 47); their wrongly refused questions were then
-  looked at (the file bar, `retrieval.DEFAULT_MIN_FILE_COVERAGE`): tuning sets now. A set
-  with the role
-  "held-out" is printed and checked against the targets, never enforced; write a new
-  blind one before tuning on it.
+  looked at (the file bar, `retrieval.DEFAULT_MIN_FILE_COVERAGE`): tuning sets now.
+A set with the role "held-out" is printed and checked against the targets, never enforced;
+write a new blind one before tuning on it.
 
 For each set:
 1. check that every gold answer occurs in a chunk of its source (a broken set fails loudly
