@@ -1,6 +1,6 @@
 """Fetch the public documentation the retrieval evaluation runs on.
 
-Eleven corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
+Thirteen corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
 
 * MkDocs' user guide (`mkdocs-doc`): the set retrieval is tuned and its targets enforced on.
   Real HTML with navigation chrome, code blocks and a long changelog that acts as a distractor;
@@ -42,6 +42,10 @@ Eleven corpora nobody on the team wrote (so the questions cannot be tuned to our
   manager's MkDocs-Material docs, with admonitions and content tabs, a CLI reference, plugin
   pages, blog posts and change logs (81 pages); Black: a code formatter's MyST docs (notes
   as directives, tables of contents), style guide, integrations and FAQ (25 pages).
+* Werkzeug's documentation (`python-werkzeug-doc`, Sphinx HTML: a WSGI library's tutorial,
+  API reference, middleware and deployment guides, 39 pages) and Starlette's (Markdown
+  from its PyPI source distribution: an ASGI framework, 25 pages): written blind at the
+  end of session 5 and scored once with its final defaults; held out.
 
 Each comes from a Debian package or a PyPI source distribution pinned to one version and
 checked against a SHA-256, so every run evaluates exactly the same text. Idempotent: a stamp
@@ -292,7 +296,28 @@ BLACK = PyPISource(
     excluded=frozenset(),
 )
 
-ALL_DOCS = (MKDOCS, CLICK, BORG, FISH, FLASK, PYTEST, SPHINX, JINJA, REQUESTS, HATCH, BLACK)
+WERKZEUG = DebianDocs(
+    name="werkzeug",
+    package="python-werkzeug-doc",
+    version="2.2.2-3+deb12u1",
+    sha256="5aeffdfdf257911e3ade253d2b6cc3f98a06df3bec1332efdbc3fbd578530230",
+    docs_path="usr/share/doc/python-werkzeug-doc/html",
+    excluded=SPHINX_GENERATED | {"404.html"},
+)
+
+STARLETTE = PyPISource(
+    name="starlette",
+    package="starlette",
+    version="1.10.0",
+    sha256="b8399098d4c1e3522734f7235dc79b1fc967f96cf139c81e0fa30479e0685f9b",
+    docs_path="starlette-1.10.0/docs",
+    excluded=frozenset(),
+)
+
+ALL_DOCS = (
+    MKDOCS, CLICK, BORG, FISH, FLASK, PYTEST, SPHINX, JINJA, REQUESTS, HATCH, BLACK, WERKZEUG,
+    STARLETTE,
+)
 
 
 def fetch(docs: PinnedDocs = MKDOCS) -> Path:
