@@ -122,21 +122,19 @@ class EvalSet:
     role: str  # "tuned", "enforced" (tuned, targets enforced) or "held-out"
 
 
+def _fetched(name: str, role: str) -> EvalSet:
+    """The set `tests/eval/<name>.jsonl` over the docs `fetch_eval_docs` puts in `<name>/`."""
+    return EvalSet(name, ROOT / f"tests/eval/{name}.jsonl", DATA_DIR / name, role)
+
+
 SETS = (
     EvalSet("docai", ROOT / "tests/eval/docai.jsonl", ROOT / "resources/docs", "tuned"),
-    EvalSet("mkdocs", ROOT / "tests/eval/mkdocs.jsonl", DATA_DIR / "mkdocs", "enforced"),
-    EvalSet("click", ROOT / "tests/eval/click.jsonl", DATA_DIR / "click", "tuned"),
-    EvalSet("borg", ROOT / "tests/eval/borg.jsonl", DATA_DIR / "borg", "tuned"),
-    EvalSet("fish", ROOT / "tests/eval/fish.jsonl", DATA_DIR / "fish", "tuned"),
-    EvalSet("flask", ROOT / "tests/eval/flask.jsonl", DATA_DIR / "flask", "tuned"),
-    EvalSet("pytest", ROOT / "tests/eval/pytest.jsonl", DATA_DIR / "pytest", "tuned"),
-    EvalSet("sphinx", ROOT / "tests/eval/sphinx.jsonl", DATA_DIR / "sphinx", "tuned"),
-    EvalSet("jinja", ROOT / "tests/eval/jinja.jsonl", DATA_DIR / "jinja", "held-out"),
-    EvalSet("requests", ROOT / "tests/eval/requests.jsonl", DATA_DIR / "requests", "tuned"),
-    EvalSet("hatch", ROOT / "tests/eval/hatch.jsonl", DATA_DIR / "hatch", "tuned"),
-    EvalSet("black", ROOT / "tests/eval/black.jsonl", DATA_DIR / "black", "tuned"),
-    EvalSet("werkzeug", ROOT / "tests/eval/werkzeug.jsonl", DATA_DIR / "werkzeug", "held-out"),
-    EvalSet("starlette", ROOT / "tests/eval/starlette.jsonl", DATA_DIR / "starlette", "held-out"),
+    _fetched("mkdocs", "enforced"),
+    *(_fetched(name, "tuned") for name in ("click", "borg", "fish", "flask", "pytest", "sphinx")),
+    _fetched("jinja", "held-out"),
+    *(_fetched(name, "tuned") for name in ("requests", "hatch", "black")),
+    _fetched("werkzeug", "held-out"),
+    _fetched("starlette", "held-out"),
 )
 
 
