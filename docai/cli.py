@@ -130,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def settings_from_args(args: argparse.Namespace, environ: dict[str, str]) -> Settings:
-    ollama_url = args.ollama_url or normalise_ollama_url(environ.get("OLLAMA_HOST", ""))
+    ollama_url = normalise_ollama_url(args.ollama_url or environ.get("OLLAMA_HOST", ""))
     return Settings(
         docs_dir=args.docs.expanduser(),
         cache_dir=args.cache_dir.expanduser() if args.cache_dir else None,

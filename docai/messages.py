@@ -21,12 +21,16 @@ BAD_CHUNK_OVERLAP = (
     "a sobreposição deve ficar entre 0 e {limit} (tamanho do trecho menos um), recebi {value} "
     "(tente --chunk-overlap 48)"
 )
-BAD_TOP_K = "-k/--top-k deve ser pelo menos 1, recebi {value}"
-BAD_NUM_CTX = "--num-ctx deve ser pelo menos 512 tokens, recebi {value}"
-BAD_TEMPERATURE = "--temperature deve ser um número finito, 0 ou maior (ex.: 0.2), recebi {value}"
+BAD_TOP_K = "-k/--top-k deve ser de 1 a {maximum}, recebi {value} (ex.: -k 5)"
+BAD_NUM_CTX = "--num-ctx deve ser de {minimum} a {maximum} tokens, recebi {value} (ex.: --num-ctx 8192)"
+BAD_TEMPERATURE = "--temperature deve ser um número de 0 a {maximum:g} (ex.: 0.2), recebi {value}"
 BAD_READ_TIMEOUT = "--read-timeout deve ser um número positivo de segundos, recebi {value}"
 BAD_MIN_SCORE = "--min-score é uma cobertura (0 a 1; acima de 1 nenhum trecho passa), recebi {value} (tente --min-score 0.6)"
 BAD_CHOICE = "{option} deve ser {choices}, recebi {value!r}"
+BAD_SERVER_URL = (
+    "{option}: endereço inválido {url!r}; use http://HOST:PORTA, ex.: http://127.0.0.1:11434 "
+    "(OLLAMA_HOST também aceita HOST:PORTA)"
+)
 DOCS_MISSING = (
     "a pasta de documentos {path} não existe. Indique outra com --docs PASTA "
     "(ex.: docai --docs ~/meus-docs)"
@@ -145,8 +149,15 @@ CACHE_NOT_SAVED = (
     "Indique uma pasta gravável com --cache-dir PASTA ou DOCAI_CACHE_DIR"
 )
 NO_DOCUMENTS = (
-    "a pasta {path} não tem documentos .md, .markdown, .html, .htm ou .txt; "
+    "a pasta {path} não tem documentos .md, .markdown, .html, .htm ou .txt{found}; "
     "adicione arquivos ou indique outra pasta com --docs PASTA"
+)
+NO_DOCUMENTS_FOUND = " (só arquivos de outros tipos: {kinds})"
+NO_DOCUMENTS_KIND = "{count} {suffix}"
+NO_DOCUMENTS_NO_SUFFIX = "sem extensão"
+NO_TEXT_IN_DOCUMENTS = (
+    "nenhum dos {count} documento(s) em {path} tem texto para indexar; "
+    "`docai index --docs {path}` mostra o motivo de cada um"
 )
 INDEX_SUMMARY = (
     "{files} arquivo(s) indexado(s) em {path}: {sections} seções, {chunks} trechos, "
@@ -184,7 +195,7 @@ ANSWER_PASSAGES_TRIMMED = (
 )
 ANSWER_QUESTION_TRUNCATED = (
     "a pergunta é longa demais para a janela de contexto ({num_ctx} tokens): o meio dela foi "
-    "cortado e nenhum trecho coube; encurte a pergunta ou aumente --num-ctx"
+    "cortado para sobrar espaço para os trechos; encurte a pergunta ou aumente --num-ctx"
 )
 ANSWER_PROMPT_TRUNCATED = (
     "o servidor leu só {seen} dos ~{sent} tokens enviados: o prompt provavelmente foi cortado "

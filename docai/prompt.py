@@ -41,6 +41,9 @@ REPLY_PRIMING_TOKENS = 4
 MIN_PASSAGE_TOKENS = 48
 # Never shorten the question below this, even if the window is absurdly small.
 MIN_QUESTION_TOKENS = 32
+# A long question (a pasted log, say) may take at most this share of the room left after
+# the rules; the rest is kept for the sources, without which no answer can be grounded.
+MAX_QUESTION_SHARE = 0.5
 CUT_MARKER = "\n[…]"
 QUESTION_CUT_MARKER = "\n[…]\n"
 
@@ -177,14 +180,11 @@ def _assemble(
         return _count_messages(_messages(passages, asked, note), encoding)
 
     question_truncated = False
-    fixed = total([], safe_question)
-    if fixed > budget:
-        room = max(MIN_QUESTION_TOKENS, budget - total([], ""))
-        safe_question = _shorten_middle(safe_question, room, encoding)
+    question_room = max(MIN_QUESTION_TOKENS, int((budget - total([], "")) * MAX_QUESTION_SHARE))
+    if count_tokens(safe_question, encoding) > question_room:
+        safe_question = _shorten_middle(safe_question, question_room, encoding)
         question_truncated = True
-        kept: list[_Passage] = []
-    else:
-        kept = _fit(ranked, budget - fixed, encoding)
+    kept = _fit(ranked, budget - total([], safe_question), encoding)
     # Tokens can merge across block boundaries, so measure the real text and shave the
     # lowest-ranked passage until the whole prompt fits.
     while kept and (excess := total(present_order(kept), safe_question) - budget) > 0:

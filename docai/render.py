@@ -8,7 +8,6 @@ written to a terminal, and never when NO_COLOR is set (https://no-color.org).
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TextIO
 
 from docai import messages
@@ -169,10 +168,10 @@ class AnswerPrinter:
         self._at_line_start = text.endswith("\n") or text.endswith(ERASE_LINE)
 
 
-def print_index_notes(report: BuildReport, docs_dir: Path, err: TextIO) -> None:
-    """What the user should know after opening the index: a rebuilt or unsaved cache, an empty
-    folder, files re-read, files skipped (`docai index` lists why)."""
-    notes = status_lines(report, docs_dir)
+def print_index_notes(report: BuildReport, err: TextIO) -> None:
+    """What the user should know after opening the index: a rebuilt or unsaved cache, files
+    re-read, files skipped (`docai index` lists why)."""
+    notes = status_lines(report)
     if (update := update_line(report)) is not None:
         notes.append(update)
     if report.skipped:

@@ -18,9 +18,8 @@ from docai.answering import Answerer
 from docai.errors import DocaiError
 from docai.llm.base import make_backend
 from docai.render import AnswerPrinter, source_label
+from docai.settings import MAX_TOP_K
 from docai.startup import open_retrieval
-
-MAX_K = 20
 
 
 @dataclass(slots=True)
@@ -50,7 +49,7 @@ def _help(session: Session, _argument: str) -> None:
     _say(
         session,
         messages.REPL_HELP.format(
-            thinking=thinking, k=settings.top_k, max_k=MAX_K, model=settings.model
+            thinking=thinking, k=settings.top_k, max_k=MAX_TOP_K, model=settings.model
         ),
     )
 
@@ -78,14 +77,14 @@ def _toggle_thinking(session: Session, _argument: str) -> None:
 def _top_k(session: Session, argument: str) -> None:
     answerer = session.answerer
     if not argument:
-        _say(session, messages.REPL_K_CURRENT.format(k=answerer.settings.top_k, max_k=MAX_K))
+        _say(session, messages.REPL_K_CURRENT.format(k=answerer.settings.top_k, max_k=MAX_TOP_K))
         return
     try:
         k = int(argument)
     except ValueError:
         k = 0
-    if not 1 <= k <= MAX_K:
-        _say(session, messages.REPL_BAD_K.format(max_k=MAX_K, value=argument))
+    if not 1 <= k <= MAX_TOP_K:
+        _say(session, messages.REPL_BAD_K.format(max_k=MAX_TOP_K, value=argument))
         return
     answerer.reconfigure(replace(answerer.settings, top_k=k), answerer.backend)
     _say(session, messages.REPL_K_SET.format(k=k))

@@ -2,18 +2,36 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from docai import messages
 from docai.build import BuildReport
 
+# How many kinds of unsupported files the "no documents" message names.
+LISTED_KINDS = 5
 
-def status_lines(report: BuildReport, docs_dir: Path) -> list[str]:
-    """One line each for a discarded cache, an unsaved cache and an empty docs folder."""
-    lines = [line for line in (report.cache_status, report.cache_warning) if line]
-    if report.chunks == 0:
-        lines.append(messages.NO_DOCUMENTS.format(path=docs_dir))
-    return lines
+
+def status_lines(report: BuildReport) -> list[str]:
+    """One line each for a discarded cache and an unsaved cache."""
+    return [line for line in (report.cache_status, report.cache_warning) if line]
+
+
+def nothing_to_search(report: BuildReport, docs_dir: Path, others: Counter[str]) -> str:
+    """Why an index without chunks is of no use: no supported file at all (naming the
+    kinds of file the folder does hold, most common first), or none with text."""
+    if report.skipped:
+        return messages.NO_TEXT_IN_DOCUMENTS.format(count=len(report.skipped), path=docs_dir)
+    kinds = ", ".join(
+        messages.NO_DOCUMENTS_KIND.format(
+            count=count, suffix=suffix or messages.NO_DOCUMENTS_NO_SUFFIX
+        )
+        for suffix, count in sorted(others.items(), key=lambda item: (-item[1], item[0]))[
+            :LISTED_KINDS
+        ]
+    )
+    found = messages.NO_DOCUMENTS_FOUND.format(kinds=kinds) if kinds else ""
+    return messages.NO_DOCUMENTS.format(path=docs_dir, found=found)
 
 
 def summary_lines(report: BuildReport, docs_dir: Path, cache_dir: Path) -> list[str]:

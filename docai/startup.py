@@ -9,8 +9,11 @@ from typing import TextIO
 
 from docai.build import BuildReport, open_index
 from docai.dense import DenseRanking, open_dense
+from docai.errors import DocsFolderError
 from docai.index import SearchIndex
+from docai.loading import unsupported_suffixes
 from docai.render import print_index_notes
+from docai.report import nothing_to_search
 from docai.settings import Settings
 
 
@@ -22,9 +25,15 @@ class Opened:
 
 
 def open_retrieval(settings: Settings, err: TextIO, *, progress: bool = True) -> Opened:
-    """Open (build or update) the index; notes and warnings go to `err`."""
+    """Open (build or update) the index; notes and warnings go to `err`.
+
+    Raises DocsFolderError when the folder yields no passage at all: every question would
+    be refused, and the user should hear why once, not "not covered" at each question."""
     index, report = open_index(settings, progress=progress)
-    print_index_notes(report, settings.docs_dir, err)
+    print_index_notes(report, err)
+    if report.chunks == 0:
+        others = unsupported_suffixes(settings.docs_dir)
+        raise DocsFolderError(nothing_to_search(report, settings.docs_dir, others))
 
     def warn(line: str) -> None:
         err.write(line + "\n")

@@ -9,7 +9,8 @@ import pytest
 
 from docai import cache
 from docai.build import cache_key, open_index
-from docai.report import status_lines
+from docai.loading import unsupported_suffixes
+from docai.report import nothing_to_search
 from docai.settings import ChunkSettings, Settings
 
 QUESTIONS = (
@@ -242,7 +243,8 @@ def test_empty_folder_is_not_a_crash(tmp_path: Path) -> None:
     index, report = open_index(settings, progress=False)
     assert report.chunks == 0 and report.files == 0
     assert index.search("qualquer coisa", 3) == []
-    assert any(str(docs) in line for line in status_lines(report, docs))
+    message = nothing_to_search(report, docs, unsupported_suffixes(docs))
+    assert str(docs) in message and "1 .pdf" in message
 
 
 @pytest.mark.parametrize("retrieval", ["tfidf", "bm25"])

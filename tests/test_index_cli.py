@@ -114,6 +114,29 @@ def test_missing_docs_folder_is_a_clear_error_without_traceback(tmp_path: Path) 
 def test_empty_docs_folder_says_so(run, tmp_path: Path) -> None:
     (tmp_path / "vazia").mkdir()
     code, out, err = run("index", "--docs", tmp_path / "vazia", "--cache-dir", tmp_path / "c")
-    assert code == 0
+    assert code == 2
     assert "não tem documentos" in err
     assert "0 arquivo(s) indexado(s)" in out
+
+
+def test_folder_of_other_file_types_names_them(run, tmp_path: Path) -> None:
+    docs = tmp_path / "sphinx"
+    (docs / "api").mkdir(parents=True)
+    for name in ("index.rst", "usage.rst", "api/module.rst", "logo.png", "Makefile"):
+        (docs / name).write_text("x")
+    for command in ("index", "search"):
+        args = [command] + (["proxy"] if command == "search" else [])
+        code, _, err = run(*args, "--docs", docs, "--cache-dir", tmp_path / "c")
+        assert code == 2, command
+        assert "só arquivos de outros tipos: 3 .rst, 1 sem extensão, 1 .png" in err
+        assert "Traceback" not in err
+
+
+def test_folder_whose_documents_all_lack_text_points_to_the_reasons(run, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "vazio.md").write_text("   \n")
+    (docs / "binario.md").write_bytes(b"\x00\x01\x02")
+    code, _, err = run("search", "proxy", "--docs", docs, "--cache-dir", tmp_path / "c")
+    assert code == 2
+    assert "nenhum dos 2 documento(s)" in err and "docai index" in err

@@ -107,7 +107,7 @@ def test_a_passage_cut_to_fit_ends_with_a_marker_inside_its_block() -> None:
     assert prompt.prompt_tokens <= prompt_budget(1024, 256)
 
 
-def test_a_giant_question_keeps_its_start_and_end_and_the_rules() -> None:
+def test_a_giant_question_keeps_its_start_and_end_the_rules_and_sources() -> None:
     question = "Contexto: " + "bla " * 5000 + "Pergunta final: como instalo?"
     prompt = build_prompt(question, ranked_hits(3), num_ctx=1024)
     system, user = prompt.messages
@@ -117,6 +117,9 @@ def test_a_giant_question_keeps_its_start_and_end_and_the_rules() -> None:
     assert asked.startswith("Contexto: bla")
     assert asked.endswith("Pergunta final: como instalo?")
     assert "[…]" in asked
+    # Half the room stays for sources: the answer is still grounded in the best passage.
+    assert prompt.used_hits[:1] == tuple(ranked_hits(3))[:1]
+    assert len(source_blocks(user.content)) == len(prompt.used_hits) >= 1
     assert prompt.prompt_tokens <= prompt_budget(1024)
 
 

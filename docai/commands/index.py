@@ -1,18 +1,29 @@
-"""`docai index`: build or refresh the index and say what changed and how long it took."""
+"""`docai index`: build or refresh the index and say what changed and how long it took.
+
+Exit status 2 when nothing could be indexed (as the other commands refuse to start then),
+after the full account, so the user sees which files were skipped and why.
+"""
 
 from __future__ import annotations
 
 import sys
 
+from docai import messages
 from docai.build import open_index
-from docai.report import status_lines, summary_lines
+from docai.loading import unsupported_suffixes
+from docai.report import nothing_to_search, status_lines, summary_lines
 from docai.settings import Settings
 
 
 def run(settings: Settings) -> int:
     _, report = open_index(settings, progress=True)
-    for line in status_lines(report, settings.docs_dir):
+    for line in status_lines(report):
         print(line, file=sys.stderr)
     for line in summary_lines(report, settings.docs_dir, settings.resolved_cache_dir()):
         print(line)
+    if report.chunks == 0:
+        others = unsupported_suffixes(settings.docs_dir)
+        problem = nothing_to_search(report, settings.docs_dir, others)
+        print(messages.ERROR_PREFIX.format(message=problem), file=sys.stderr)
+        return 2
     return 0

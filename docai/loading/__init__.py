@@ -6,7 +6,7 @@ raises for a bad file (it returns a `Skipped` with the reason instead). The pars
 text, usable without touching the disk.
 """
 
-from docai.loading.discover import discover
+from docai.loading.discover import discover, unsupported_suffixes
 from docai.loading.formats import PARSER_VERSION, SUPPORTED_SUFFIXES
 from docai.loading.load import LoadResult, load_file, source_name
 from docai.loading.reading import DEFAULT_MAX_BYTES
@@ -19,4 +19,5 @@ __all__ = [
     "discover",
     "load_file",
     "source_name",
+    "unsupported_suffixes",
 ]

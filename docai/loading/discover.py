@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 from docai import messages
@@ -25,8 +27,27 @@ def discover(root: Path) -> list[Path]:
     are kept even when broken, so `load_file` can tell the user why they were skipped.
     Sub-folders that cannot be listed are left out; only an unusable `root` is an error.
     """
+    found = [
+        (relative, root / relative)
+        for relative, entry in _walk(root)
+        if Path(entry.name).suffix.lower() in SUPPORTED_SUFFIXES and _is_file(entry)
+    ]
+    return [path for _, path in sorted(found)]
+
+
+def unsupported_suffixes(root: Path) -> Counter[str]:
+    """How many files of each unsupported suffix (".rst", ".png"; "" for none) `discover`
+    passes over: what to tell a user whose folder holds no document docai reads."""
+    return Counter(
+        Path(entry.name).suffix.lower()
+        for _, entry in _walk(root)
+        if Path(entry.name).suffix.lower() not in SUPPORTED_SUFFIXES and _is_file(entry)
+    )
+
+
+def _walk(root: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """(relative POSIX path, entry) of every non-folder entry `discover` may consider."""
     _check_root(root)
-    found: list[tuple[str, Path]] = []
     visited: set[tuple[int, int]] = set()
     real: list[tuple[Path, str]] = [(root, "")]
     linked: list[tuple[Path, str]] = []
@@ -36,13 +57,11 @@ def discover(root: Path) -> list[Path]:
             continue
         for entry in _entries(folder, is_root=not prefix):
             relative = prefix + entry.name
-            if _is_dir(entry):
-                if not entry.name.startswith(".") and entry.name not in SKIPPED_DIR_NAMES:
-                    queue = linked if entry.is_symlink() else real
-                    queue.append((Path(entry.path), relative + "/"))
-            elif Path(entry.name).suffix.lower() in SUPPORTED_SUFFIXES and _is_file(entry):
-                found.append((relative, root / relative))
-    return [path for _, path in sorted(found)]
+            if not _is_dir(entry):
+                yield relative, entry
+            elif not entry.name.startswith(".") and entry.name not in SKIPPED_DIR_NAMES:
+                queue = linked if entry.is_symlink() else real
+                queue.append((Path(entry.path), relative + "/"))
 
 
 def _check_root(root: Path) -> None:

@@ -1,0 +1,68 @@
+"""Options as a user types them: server addresses and numeric limits, checked before any work."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.fake_ollama import FakeOllama
+from tests.test_answering import DOCS, REPLY, write_docs
+from tests.test_repl import DOCAI, QUESTION, docai_env
+
+
+def run_docai(
+    tmp_path: Path, *args: str, url: str = "http://127.0.0.1:9"
+) -> subprocess.CompletedProcess[str]:
+    docs = write_docs(tmp_path / "docs", DOCS)
+    return subprocess.run(
+        [DOCAI, *args, "--docs", str(docs)],
+        env=docai_env(tmp_path, url), capture_output=True, text=True, timeout=90, check=False,
+    )
+
+
+def test_ollama_url_without_scheme_is_read_like_ollama_host(tmp_path: Path) -> None:
+    with FakeOllama(reply=REPLY) as fake:
+        host_port = fake.url.removeprefix("http://")
+        result = run_docai(tmp_path, "ask", QUESTION, "--ollama-url", host_port)
+    assert result.returncode == 0, result.stderr
+    assert REPLY in result.stdout
+    assert len(fake.chat_requests) == 1
+
+
+@pytest.mark.parametrize("url", ["ftp://127.0.0.1:11434", "http://127.0.0.1:99999", "http://",
+                                 "http://exa mple:11434"])
+def test_a_malformed_server_address_fails_at_once_naming_it(tmp_path: Path, url: str) -> None:
+    started = time.monotonic()
+    result = run_docai(tmp_path, "ask", QUESTION, "--ollama-url", url)
+    assert result.returncode == 2
+    assert "--ollama-url: endereço inválido" in result.stderr
+    assert url in result.stderr and "http://127.0.0.1:11434" in result.stderr
+    assert "Ele está rodando?" not in result.stderr  # not mistaken for a server that is down
+    assert time.monotonic() - started < 30  # no connection retries
+
+
+def test_a_malformed_openai_base_url_fails_naming_it(tmp_path: Path) -> None:
+    result = run_docai(tmp_path, "ask", QUESTION, "--backend", "openai", "--base-url", "localhost")
+    assert result.returncode == 2
+    assert "--base-url: endereço inválido 'localhost'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "expected"),
+    [
+        ("-k", "21", "-k/--top-k deve ser de 1 a 20, recebi 21"),
+        ("-k", "0", "-k/--top-k deve ser de 1 a 20, recebi 0"),
+        ("--num-ctx", "100000000", "--num-ctx deve ser de 512 a 1048576 tokens"),
+        ("--temperature", "50", "--temperature deve ser um número de 0 a 2"),
+    ],
+)
+def test_out_of_range_numbers_are_refused_with_the_range(
+    tmp_path: Path, option: str, value: str, expected: str
+) -> None:
+    result = run_docai(tmp_path, "search", "pip", option, value)
+    assert result.returncode == 2
+    assert expected in result.stderr
+    assert "Traceback" not in result.stderr
