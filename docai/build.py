@@ -4,9 +4,10 @@ Files whose size and mtime match the cache are reused without being read (unless
 within `RACY_WINDOW_NS` of the cache's last write: those could have changed unseen); the
 others are hashed, and only those whose bytes changed are parsed, chunked and term-counted, in
 parallel across cores. The cached counts of the reused files are merged with the fresh
-ones in canonical form (see `counts`), and IDF is computed by `SearchIndex` from the merged
-counts, so an incremental build searches exactly like a full rebuild. When every file is
-reused, the cached matrix and chunk table are that result already and are used as loaded.
+ones in canonical form (see `counts`), and the TF-IDF idf is computed from the merged counts
+by scikit-learn (`scoring.smooth_idf`), so an incremental build searches exactly like a full
+rebuild. When no file's bytes changed and none was removed, the cached matrix, idf and chunk
+table are that result already and are used as loaded: scikit-learn is not even imported.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from docai.loading import PARSER_VERSION, discover, source_name
 from docai.models import Notice, Skipped
 from docai.pipeline import ParsedFile, parse_file
 from docai.progress import progress_bar
+from docai.scoring import smooth_idf
 from docai.settings import ChunkSettings, Settings
 
 # Below this many files to parse, starting worker processes costs more than it saves.
@@ -97,7 +99,9 @@ def open_index(settings: Settings, *, progress: bool) -> tuple[SearchIndex, Buil
     entries, fresh = _entries(sources, kept, parsed, known)
     stored = _assemble(cache_key(settings), entries, fresh, parsed, previous)
     chunks = stored.chunks
-    index = SearchIndex(chunks, TermMatrix(stored.vocabulary, stored.counts), settings.retrieval)
+    index = SearchIndex(
+        chunks, TermMatrix(stored.vocabulary, stored.counts), settings.retrieval, idf=stored.idf
+    )
     indexed = perf_counter()
 
     changed_files = sum(1 for source in fresh if source in known)
@@ -256,12 +260,13 @@ def _assemble(
     parsed: dict[str, ParsedFile],
     previous: CachedIndex | None,
 ) -> CachedIndex:
-    """The new index: entries with their final rows, merged counts, chunks in file order.
+    """The new index: entries with their final rows, merged counts, their idf, chunks in
+    file order.
 
     Reused entries still carry their row range in the previous index, which is how their
     rows and chunks are picked out of it. When nothing is fresh and the rows are the stored
     ones in the stored order, the stored index is already the result (it is canonical, as
-    `merge` made it): a warm start merges and copies nothing.
+    `merge` made it): a warm start merges, copies and computes nothing.
     """
     if (previous is not None and not fresh
             and [entry.rows for entry in entries] == [entry.rows for entry in previous.files]):
@@ -284,7 +289,7 @@ def _assemble(
         placed.append(replace(entry, rows=(start, start + size)))
     counts = stacked[np.concatenate(permutation)]
     chunks = _chunk_table(entries, fresh, parsed, previous)
-    return CachedIndex(key, tuple(placed), vocabulary, counts, chunks)
+    return CachedIndex(key, tuple(placed), vocabulary, counts, chunks, smooth_idf(counts))
 
 
 def _chunk_table(

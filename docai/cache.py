@@ -1,9 +1,11 @@
 """The on-disk index cache: `manifest.json` (what was indexed, from which bytes) + `arrays.npz`.
 
-Why two files: per-file bookkeeping is naturally JSON, while the term-count matrix and the
-chunks (texts, heading paths, ordinals, token counts) are bulk data: they go to an `.npz`
-read with `allow_pickle=False`, texts as one UTF-8 buffer with offsets, so a warm start
-reads them in one copy instead of parsing 100k JSON strings into objects (`ChunkTable`).
+Why two files: per-file bookkeeping is naturally JSON, while the term-count matrix, its
+TF-IDF idf and the chunks (texts, heading paths, ordinals, token counts) are bulk data: they
+go to an `.npz` read with `allow_pickle=False`, texts as one UTF-8 buffer with offsets, so a
+warm start reads them in one copy instead of parsing 100k JSON strings into objects
+(`ChunkTable`). The idf is stored, although the counts determine it, because computing it
+takes scikit-learn, whose import alone costs a warm start about a second.
 The zip's CRC-32 of every array catches damaged bytes. A random `generation` id written
 into both files lets a reader notice a pair that comes from two different writes. Anything
 unexpected raises `CacheError`: the caller rebuilds, it never trusts a half-valid cache.
@@ -36,7 +38,8 @@ from docai.chunk_table import ChunkTable, Strings
 from docai.errors import CacheError
 
 # 3: chunks moved from the manifest to arrays.npz; files stored column-wise.
-FORMAT_VERSION = 3
+# 4: the TF-IDF idf stored in arrays.npz.
+FORMAT_VERSION = 4
 MANIFEST_NAME = "manifest.json"
 ARRAYS_NAME = "arrays.npz"
 LOCK_NAME = "lock"
@@ -85,13 +88,15 @@ class FileEntry:
 
 @dataclass(frozen=True, slots=True)
 class CachedIndex:
-    """A whole index as stored: files in order, their chunks and the chunks' term counts."""
+    """A whole index as stored: files in order, their chunks, the chunks' term counts and
+    the counts' idf (`scoring.smooth_idf`, float64, one per vocabulary term)."""
 
     key: CacheKey
     files: tuple[FileEntry, ...]
     vocabulary: tuple[str, ...]
     counts: sp.csr_matrix
     chunks: ChunkTable
+    idf: np.ndarray
 
 
 def load(directory: Path, key: CacheKey) -> CachedIndex | None:
@@ -125,7 +130,10 @@ def load(directory: Path, key: CacheKey) -> CachedIndex | None:
     if (files[-1].rows[1] if files else 0) != counts.shape[0]:
         raise CacheError(messages.CACHE_BAD_MANIFEST.format(field="chunks"))
     chunks = _build_chunks(arrays, files)
-    return CachedIndex(key=key, files=files, vocabulary=vocabulary, counts=counts, chunks=chunks)
+    idf = _build_idf(arrays, len(vocabulary))
+    return CachedIndex(
+        key=key, files=files, vocabulary=vocabulary, counts=counts, chunks=chunks, idf=idf
+    )
 
 
 def saved_at_ns(directory: Path) -> int | None:
@@ -160,6 +168,7 @@ def save(directory: Path, cached: CachedIndex) -> None:
                 indices=counts.indices.astype(np.int32, copy=False),
                 indptr=counts.indptr.astype(np.int64, copy=False),
                 shape=np.asarray(counts.shape, dtype=np.int64),
+                idf=cached.idf.astype(np.float64, copy=False),
                 generation=np.asarray(generation),
                 ordinals=chunks.ordinals,
                 tokens=chunks.tokens,
@@ -261,6 +270,15 @@ def _build_matrix(arrays: dict[str, np.ndarray], width: int) -> sp.csr_matrix:
     except (ValueError, TypeError) as error:
         raise CacheError(messages.CACHE_ARRAYS_CORRUPT) from error
     return counts
+
+
+def _build_idf(arrays: dict[str, np.ndarray], width: int) -> np.ndarray:
+    """The stored idf: one finite float64 per term, each >= 1 as a smoothed idf is."""
+    idf = _array(arrays, "idf")
+    if (idf.dtype != np.float64 or idf.shape != (width,)
+            or not np.all(np.isfinite(idf) & (idf >= 1.0))):
+        raise CacheError(messages.CACHE_ARRAYS_CORRUPT)
+    return idf
 
 
 def _build_chunks(arrays: dict[str, np.ndarray], files: tuple[FileEntry, ...]) -> ChunkTable:

@@ -1,9 +1,11 @@
 """The in-memory lexical index: per-chunk term counts and the search over them.
 
-`TermMatrix` is what gets stored (counts only, per file, so files can be added or removed
+`TermMatrix` is what gets stored (counts per file, so files can be added or removed
 without re-analysing the others). `SearchIndex` derives every weight from the counts in
 its constructor, so an index stacked from stored parts ranks and scores exactly like one
-built from scratch.
+built from scratch. The one exception is the TF-IDF idf of a cached index: it is itself a
+function of the counts, stored with them (`scoring.smooth_idf`), and taken as given so a
+warm start need not import scikit-learn to recompute it.
 
 Relevance bar: `Hit.score` is the chosen method's own score (cosine for "tfidf", BM25 for
 "bm25", reciprocal-rank-fusion for "hybrid"), but `min_score` is always compared with the
@@ -123,9 +125,10 @@ def _canonical(counts: sp.csr_matrix) -> sp.csr_matrix:
     return counts
 
 
-def _prepared(matrix: TermMatrix) -> tuple[TermMatrix, sp.csc_matrix]:
+def _prepared(matrix: TermMatrix) -> tuple[TermMatrix, sp.csc_matrix, bool]:
     """Canonical layout, no unused term, sorted vocabulary: equal content gives equal arrays.
-    Returned with its column layout (CSC), which the scorers fit from.
+    Returned with its column layout (CSC), which the scorers fit from, and whether the
+    columns are the given ones in the given order (so per-column values still line up).
 
     A matrix stacked from cached parts (perhaps with stale vocabulary, perhaps in another
     column order) then yields bit-identical weights, scores and fingerprint to a rebuild:
@@ -137,14 +140,14 @@ def _prepared(matrix: TermMatrix) -> tuple[TermMatrix, sp.csc_matrix]:
     columns = counts.tocsc()
     vocabulary = matrix.vocabulary
     if np.all(np.diff(columns.indptr)) and all(map(operator.lt, vocabulary, vocabulary[1:])):
-        return TermMatrix(vocabulary, counts), columns
+        return TermMatrix(vocabulary, counts), columns, True
     compacted = TermMatrix(vocabulary, counts).compact()
     vocabulary = compacted.vocabulary
     order = sorted(range(len(vocabulary)), key=vocabulary.__getitem__)
     prepared = TermMatrix(
         tuple(vocabulary[j] for j in order), _canonical(compacted.counts[:, order])
     )
-    return prepared, prepared.counts.tocsc()
+    return prepared, prepared.counts.tocsc(), False
 
 
 # A multi-word name with a word in more than this share of the chunks is not looked up:
@@ -162,6 +165,10 @@ class SearchIndex:
     term-frequency saturation and length normalisation (exposed for evaluation). `chunks`
     are kept as a `ChunkTable` (a cached index comes as one): ranking reads its columns,
     and only the chunks a query returns are ever decoded.
+
+    `idf`, when given, must be `scoring.smooth_idf` of `matrix`'s columns (as the cache
+    stores it). It is used only when `matrix` is canonical already (a loaded or merged
+    index is): otherwise the columns are rearranged and the idf is computed afresh.
     """
 
     def __init__(
@@ -174,18 +181,21 @@ class SearchIndex:
         duplicate_similarity: float | None = DEFAULT_DUPLICATE_SIMILARITY,
         k1: float = BM25_K1,
         b: float = BM25_B,
+        idf: np.ndarray | None = None,
     ) -> None:
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, not {method!r}")
         if len(chunks) != matrix.rows:
             raise ValueError(f"{len(chunks)} chunks for {matrix.rows} matrix rows")
+        if idf is not None and idf.shape != (len(matrix.vocabulary),):
+            raise ValueError(f"idf of shape {idf.shape} for {len(matrix.vocabulary)} terms")
         self.chunks: ChunkTable = ChunkTable.of(chunks)
         self.method = method
         self._analyzer = analyzer or default_analyzer()
         self._duplicate_similarity = duplicate_similarity
-        self._matrix, columns = _prepared(matrix)
+        self._matrix, columns, as_given = _prepared(matrix)
         self._column = {term: j for j, term in enumerate(self._matrix.vocabulary)}
-        self._tfidf = TfidfScorer.fit(self._matrix.counts, columns)
+        self._tfidf = TfidfScorer.fit(self._matrix.counts, columns, idf if as_given else None)
         self._bm25 = Bm25Scorer.fit(self._matrix.counts, columns, k1, b)
         self._sources, self._source_of = self.chunks.sources_by_name()
         self._tiebreak = self.chunks.tiebreak()

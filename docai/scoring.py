@@ -5,6 +5,10 @@ counts scores exactly like a full rebuild. Each keeps its weights in CSC (column
 layout: a question touches only the columns of its few terms, so scoring costs the number
 of postings of those terms, not the size of the corpus. Both are built from one CSC copy
 of the counts (`columns`) so opening a large index converts the layout once.
+
+The TF-IDF idf comes from scikit-learn (`smooth_idf`), imported only when an idf is
+computed: it is stored with the counts in the cache, so a warm start, which reuses the
+stored idf, never pays the second-long import.
 """
 
 from __future__ import annotations
@@ -13,7 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.feature_extraction.text import TfidfTransformer
 
 BM25_K1 = 1.2
 # Less length normalisation than the textbook 0.75: a chunk is a section cut at 512 tokens,
@@ -28,26 +31,43 @@ def _per_entry(column_values: np.ndarray, columns: sp.csc_matrix) -> np.ndarray:
     return np.repeat(column_values, np.diff(columns.indptr))
 
 
+def smooth_idf(counts: sp.spmatrix) -> np.ndarray:
+    """The idf scikit-learn's `TfidfTransformer(sublinear_tf=True, norm="l2")` fits on a
+    chunk x term count matrix: ln((1 + n) / (1 + df)) + 1 per column, float64, each >= 1.
+
+    It depends only on the number of rows and each column's document frequency, so CSR
+    and CSC layouts of the same counts give the same array.
+    """
+    if counts.shape[1] == 0:  # no terms at all (empty docs folder): scikit-learn refuses
+        return np.zeros(0)
+    from sklearn.feature_extraction.text import TfidfTransformer  # here: a 1 s import
+
+    return TfidfTransformer(sublinear_tf=True, norm="l2").fit(counts).idf_
+
+
 @dataclass(frozen=True, eq=False)
 class TfidfScorer:
     """Sublinear TF-IDF, L2-normalised rows; a query's score is its cosine with each chunk.
 
-    The idf is the one scikit-learn's `TfidfTransformer(sublinear_tf=True, norm="l2")`
-    fits on the counts, ln((1 + n) / (1 + df)) + 1. The transformer's weighting
-    (1 + ln tf, times idf, rows scaled to unit length) is applied here directly in column
-    layout, and the query vector gets the same weighting, so scores are true cosines in
-    0..1, comparable across questions.
+    The idf is scikit-learn's (`smooth_idf`), ln((1 + n) / (1 + df)) + 1. The transformer's
+    weighting (1 + ln tf, times idf, rows scaled to unit length) is applied here directly
+    in column layout, and the query vector gets the same weighting, so scores are true
+    cosines in 0..1, comparable across questions.
     """
 
     idf: np.ndarray
     by_column: sp.csc_matrix
 
     @classmethod
-    def fit(cls, counts: sp.csr_matrix, columns: sp.csc_matrix) -> TfidfScorer:
-        """`columns` is `counts.tocsc()` (shared with the BM25 scorer)."""
+    def fit(
+        cls, counts: sp.csr_matrix, columns: sp.csc_matrix, idf: np.ndarray | None = None
+    ) -> TfidfScorer:
+        """`columns` is `counts.tocsc()` (shared with the BM25 scorer); `idf` is
+        `smooth_idf(counts)` when already known (stored in the cache), else computed here."""
         if counts.shape[1] == 0:  # no terms at all (empty docs folder): nothing can match
             return cls(idf=np.zeros(0), by_column=sp.csc_matrix(counts.shape))
-        idf = TfidfTransformer(sublinear_tf=True, norm="l2").fit(columns).idf_
+        if idf is None:
+            idf = smooth_idf(columns)
         rows = columns.indices.astype(np.intp)  # converted once, used twice
         weights = np.log(columns.data, dtype=np.float64)
         weights += 1.0

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from docai import cache
 from docai.build import cache_key, open_index
+from docai.index import SearchIndex
 from docai.loading import unsupported_suffixes
 from docai.report import nothing_to_search
+from docai.scoring import smooth_idf
 from docai.settings import ChunkSettings, Settings
 
 QUESTIONS = (
@@ -47,12 +51,24 @@ def _settings(docs: Path, cache_dir: Path, **changes: object) -> Settings:
     return Settings(docs_dir=docs, cache_dir=cache_dir, **changes)
 
 
-def _results(settings: Settings) -> list[list[tuple[str, int, float]]]:
-    index, _ = open_index(settings, progress=False)
+def _hits(index: SearchIndex) -> list[list[tuple[str, int, float]]]:
+    """Every question's hits with their exact scores: equal means bit-identical."""
     return [
-        [(hit.chunk.source, hit.chunk.ordinal, round(hit.score, 12)) for hit in index.search(q, 5)]
+        [(hit.chunk.source, hit.chunk.ordinal, hit.score) for hit in index.search(q, 5)]
         for q in QUESTIONS
     ]
+
+
+def _results(settings: Settings) -> list[list[tuple[str, int, float]]]:
+    """The hits of the index as `open_index` leaves it (warm, from the cache, when valid)."""
+    index, _ = open_index(settings, progress=False)
+    return _hits(index)
+
+
+def _stored_idf_is_scikit_learns(settings: Settings) -> bool:
+    stored = cache.load(settings.resolved_cache_dir(), cache_key(settings))
+    assert stored is not None
+    return stored.idf.tobytes() == smooth_idf(stored.counts.tocsc()).tobytes()
 
 
 def _full_rebuild(docs: Path, tmp_path: Path) -> tuple[list, str]:
@@ -80,18 +96,63 @@ def test_incremental_equals_full_rebuild_after_add_edit_delete_rename(tmp_path: 
     assert _results(settings) == full_results
     assert index.fingerprint == full_fingerprint
     assert any(row for row in full_results)  # the questions do find something
+    assert _stored_idf_is_scikit_learns(settings)
 
 
-def test_warm_start_searches_exactly_like_the_build_that_wrote_the_cache(tmp_path: Path) -> None:
+@pytest.mark.parametrize("retrieval", ["hybrid", "tfidf"])
+def test_warm_start_searches_exactly_like_the_build_that_wrote_the_cache(
+    tmp_path: Path, retrieval: str
+) -> None:
     docs = _docs(tmp_path / "docs", 20)
-    settings = _settings(docs, tmp_path / "cache")
+    settings = _settings(docs, tmp_path / "cache", retrieval=retrieval)
     built, _ = open_index(settings, progress=False)
-    first = _results(settings)
+    first = _hits(built)
     warm, report = open_index(settings, progress=False)
     assert (report.unchanged, report.cache_status) == (20, None)
-    assert _results(settings) == first
+    assert _hits(warm) == first
     assert warm.fingerprint == built.fingerprint
     assert list(warm.chunks) == list(built.chunks)
+    # The stored idf is the one scikit-learn fits on the loaded counts.
+    assert _stored_idf_is_scikit_learns(settings)
+    recomputed = SearchIndex(warm.chunks, warm.matrix, retrieval)
+    assert _hits(recomputed) == first
+    assert recomputed.fingerprint == built.fingerprint
+
+
+WARM_START = """
+import sys
+from pathlib import Path
+from docai.build import open_index
+from docai.settings import Settings
+index, report = open_index(Settings(docs_dir=Path(sys.argv[1]), cache_dir=Path(sys.argv[2])),
+                           progress=False)
+assert report.unchanged == int(sys.argv[3]) and report.cache_status is None, report
+assert index.search("configurar o cache", 3)
+print(sorted(name for name in sys.modules if name.split(".")[0] == "sklearn"))
+"""
+
+
+def _modules_of_a_warm_start(settings: Settings, files: int) -> str:
+    """Open the index in a fresh interpreter (this one has imported scikit-learn already)."""
+    done = subprocess.run(
+        [sys.executable, "-c", WARM_START, str(settings.docs_dir),
+         str(settings.cache_dir), str(files)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_warm_start_does_not_import_scikit_learn(tmp_path: Path) -> None:
+    docs = _docs(tmp_path / "docs", 5)
+    settings = _settings(docs, tmp_path / "cache")
+    open_index(settings, progress=False)
+    assert _modules_of_a_warm_start(settings, 5) == "[]"
+    # A touched but identical file is hashed, not re-indexed: the stored idf still holds.
+    page = docs / "parte0" / "pagina00.md"
+    stat = page.stat()
+    os.utime(page, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+    assert _modules_of_a_warm_start(settings, 5) == "[]"
 
 
 def test_removing_files_only_equals_full_rebuild(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from docai.cache import CachedIndex, CacheKey, FileEntry
 from docai.chunk_table import ChunkTable
 from docai.errors import CacheError
 from docai.models import Chunk
+from docai.scoring import smooth_idf
 
 KEY = CacheKey(
     max_tokens=512, overlap_tokens=48, encoding="enc", parser_version="1", analyzer_version="1"
@@ -33,7 +34,8 @@ def _stored() -> CachedIndex:
         FileEntry("vazio.md", "cd" * 32, 0, 5, 0, (2, 2), "arquivo vazio", ()),
     )
     counts = sp.csr_matrix(np.array([[2, 0, 1], [0, 3, 0]], dtype=np.int32))
-    return CachedIndex(KEY, entries, ("instal", "pip", "çã"), counts, ChunkTable.of(chunks))
+    return CachedIndex(KEY, entries, ("instal", "pip", "çã"), counts, ChunkTable.of(chunks),
+                       smooth_idf(counts))
 
 
 def test_round_trip_keeps_everything(tmp_path: Path) -> None:
@@ -45,6 +47,8 @@ def test_round_trip_keeps_everything(tmp_path: Path) -> None:
     assert loaded.vocabulary == stored.vocabulary
     assert (loaded.counts != stored.counts).nnz == 0
     assert list(loaded.chunks) == list(stored.chunks)
+    assert loaded.idf.dtype == np.float64
+    assert loaded.idf.tobytes() == stored.idf.tobytes()  # bit for bit
 
 
 def test_no_cache_yet_is_not_an_error(tmp_path: Path) -> None:
@@ -164,15 +168,40 @@ def test_chunk_counts_that_do_not_match_the_arrays_are_refused(
     assert "chunks" in _damage_message(tmp_path)
 
 
-def test_a_cache_of_the_previous_format_is_named_as_such(tmp_path: Path) -> None:
-    """Version 2 kept chunks in the manifest and lacks the chunk arrays: the message says
-    the format changed, not that the arrays are damaged."""
+@pytest.mark.parametrize(
+    ("version", "missing"),
+    [(2, ("texts", "text_offsets", "ordinals", "idf")), (3, ("idf",))],
+)
+def test_a_cache_of_a_previous_format_is_named_as_such(
+    tmp_path: Path, version: int, missing: tuple[str, ...]
+) -> None:
+    """Version 2 kept chunks in the manifest, version 3 did not store the idf: the message
+    says the format changed, not that the arrays are damaged."""
     cache.save(tmp_path, _stored())
     manifest = _manifest(tmp_path)
-    manifest["format_version"] = 2
+    manifest["format_version"] = version
     _write_manifest(tmp_path, manifest)
-    _rewrite_arrays(tmp_path, texts=None, text_offsets=None, ordinals=None)
-    assert "formato de cache 2" in _damage_message(tmp_path)
+    _rewrite_arrays(tmp_path, **dict.fromkeys(missing))
+    assert f"formato de cache {version}," in _damage_message(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "idf",
+    [
+        None,  # missing
+        np.array([1.5, 2.0]),  # one term short
+        np.array([1.5, 2.0, 1.2, 1.0]),  # one term too many
+        np.array([1.5, np.nan, 2.0]),
+        np.array([1.5, np.inf, 2.0]),
+        np.array([1.5, 0.9, 2.0]),  # below 1: no smoothed idf is
+        np.array([1.5, 2.0, 1.0], dtype=np.float32),
+        np.array([[1.5, 2.0, 1.0]]),
+    ],
+)
+def test_damaged_idf_is_refused(tmp_path: Path, idf: np.ndarray | None) -> None:
+    cache.save(tmp_path, _stored())
+    _rewrite_arrays(tmp_path, idf=idf)
+    assert "arrays.npz" in _damage_message(tmp_path)
 
 
 def test_other_format_version_is_refused(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from docai.analysis import analyze_query, chunk_terms
 from docai.fusion import reciprocal_rank_fusion, top
 from docai.index import HYBRID_WEIGHTS, SearchIndex, TermMatrix
 from docai.models import Chunk
+from docai.scoring import smooth_idf
 
 DOCS = {
     "paths.md": [
@@ -275,3 +276,40 @@ def test_stale_vocabulary_in_another_column_order_changes_nothing():
     original, reordered = SearchIndex(chunks, matrix), SearchIndex(chunks, shuffled)
     assert _results(reordered) == _results(original)
     assert reordered.fingerprint == original.fingerprint
+
+
+def test_a_stored_idf_scores_exactly_like_the_computed_one():
+    """What a warm start does: the idf saved with the counts instead of scikit-learn's fit."""
+    chunks = _chunks(DOCS)
+    matrix = TermMatrix.from_term_lists([chunk_terms(c) for c in chunks])
+    for method in ("tfidf", "hybrid"):
+        computed = SearchIndex(chunks, matrix, method)
+        stored = SearchIndex(chunks, matrix, method, idf=smooth_idf(matrix.counts))
+        assert _results(stored) == _results(computed)
+        assert stored.fingerprint == computed.fingerprint
+
+
+def test_a_given_idf_is_used_as_is_for_a_canonical_matrix():
+    chunks = _chunks(DOCS)
+    matrix = TermMatrix.from_term_lists([chunk_terms(c) for c in chunks])
+    flat = SearchIndex(chunks, matrix, "tfidf", idf=np.ones(len(matrix.vocabulary)))
+    assert _results(flat) != _results(SearchIndex(chunks, matrix, "tfidf"))
+
+
+def test_a_given_idf_is_recomputed_when_the_columns_are_rearranged():
+    """The idf of a non-canonical matrix would no longer line up with its prepared columns."""
+    chunks = _chunks(DOCS)
+    matrix = TermMatrix.from_term_lists([chunk_terms(c) for c in chunks])
+    order = np.arange(len(matrix.vocabulary))[::-1]
+    reversed_matrix = TermMatrix(tuple(matrix.vocabulary[j] for j in order),
+                                 matrix.counts[:, order].tocsr())
+    given = SearchIndex(chunks, reversed_matrix, "tfidf",
+                        idf=smooth_idf(reversed_matrix.counts))
+    assert _results(given) == _results(SearchIndex(chunks, matrix, "tfidf"))
+
+
+def test_a_given_idf_of_another_length_is_refused():
+    chunks = _chunks(DOCS)
+    matrix = TermMatrix.from_term_lists([chunk_terms(c) for c in chunks])
+    with pytest.raises(ValueError, match="idf"):
+        SearchIndex(chunks, matrix, idf=np.ones(len(matrix.vocabulary) - 1))
