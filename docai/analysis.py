@@ -477,6 +477,13 @@ def analyze_query(text: str) -> list[str]:
     return default_analyzer().query_terms(text)
 
 
+def surely_english(text: str) -> bool:
+    """Whether `text` uses more English-only than Portuguese-only stop words: docai's own
+    answers ("the docs do not cover this") follow such a question's language, and stay in
+    Portuguese, the interface's language, when the words do not tell."""
+    return _tokenise(text).surely_english()
+
+
 def chunk_terms(chunk: Chunk) -> list[str]:
     """The index-time terms of a chunk, heading boosted."""
     return default_analyzer().chunk_terms(chunk)

@@ -273,7 +273,8 @@ class Answerer:
                     yield ModelFailed(error, ())
                     return
                 self._think = None
-                yield AnswerWarning(messages.ANSWER_THINKING_OFF.format(model=backend.model))
+                if self._settings.show_thinking:  # else the user never asked for reasoning
+                    yield AnswerWarning(messages.ANSWER_THINKING_OFF.format(model=backend.model))
             except LLMError as error:
                 # Reasoning alone answers nothing: the passages still stand in for the answer.
                 yield ModelFailed(error, () if "".join(text).strip() else extractive)

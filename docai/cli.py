@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from docai import __version__, messages
-from docai.errors import DocaiError
+from docai.arguments import ArgumentParser
+from docai.errors import DocaiError, SettingsError
 from docai.settings import (
     DEFAULT_DOCS_DIR,
     DEFAULT_MODEL,
@@ -42,6 +43,10 @@ variáveis de ambiente:
   OLLAMA_HOST       endereço do Ollama (padrão 127.0.0.1:11434)
   DOCAI_CACHE_DIR   onde guardar os índices (padrão: a pasta de cache do usuário)
 """
+
+
+# The commands whose output has a JSON form.
+JSON_COMMANDS = ("search", "eval")
 
 
 def _shared_options(suppress_defaults: bool) -> argparse.ArgumentParser:
@@ -97,26 +102,29 @@ def _shared_options(suppress_defaults: bool) -> argparse.ArgumentParser:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="docai",
         description=DESCRIPTION,
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
         parents=[_shared_options(suppress_defaults=False)],
     )
-    parser.add_argument("--version", action="version", version=f"docai {__version__}")
+    parser.add_argument("--version", action="version", version=f"docai {__version__}",
+                        help=messages.ARGS_VERSION_HELP)
     shared = _shared_options(suppress_defaults=True)
     commands = parser.add_subparsers(dest="command", metavar="COMANDO")
 
     ask = commands.add_parser("ask", parents=[shared], help="responde uma pergunta e sai",
                               description="Responde uma pergunta com fontes e sai.")
-    ask.add_argument("question", metavar="PERGUNTA")
+    # Several words are joined: `docai ask como troco o modelo` asks what it says.
+    ask.add_argument("question", metavar="PERGUNTA", nargs="+",
+                     help="a pergunta, entre aspas ou em várias palavras")
 
     search = commands.add_parser(
         "search", parents=[shared], help="mostra os trechos que a busca encontra",
         description="Mostra os trechos recuperados para uma pergunta, sem chamar o modelo. "
         "Sem PERGUNTA, lê uma pergunta por linha da entrada padrão (JSON Lines com --json).")
-    search.add_argument("question", metavar="PERGUNTA", nargs="?")
+    search.add_argument("question", metavar="PERGUNTA", nargs="*",
+                        help="a pergunta (sem ela, uma por linha da entrada padrão)")
 
     commands.add_parser("index", parents=[shared], help="constrói ou atualiza o índice",
                         description="Constrói ou atualiza o índice e mostra o que mudou.")
@@ -154,15 +162,17 @@ def settings_from_args(args: argparse.Namespace, environ: dict[str, str]) -> Set
 
 
 def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
+    if settings.json_output and args.command not in JSON_COMMANDS:
+        raise SettingsError(messages.JSON_NOT_SUPPORTED.format(command=args.command or "docai"))
     # Imported lazily so `docai --help` stays fast and a broken optional stage cannot block it.
     if args.command == "ask":
         from docai.commands import ask
 
-        return ask.run(settings, args.question)
+        return ask.run(settings, " ".join(args.question))
     if args.command == "search":
         from docai.commands import search
 
-        return search.run(settings, args.question)
+        return search.run(settings, " ".join(args.question) if args.question else None)
     if args.command == "index":
         from docai.commands import index
 

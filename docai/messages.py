@@ -27,10 +27,30 @@ BAD_TEMPERATURE = "--temperature deve ser um número de 0 a {maximum:g} (ex.: 0.
 BAD_READ_TIMEOUT = "--read-timeout deve ser um número positivo de segundos, recebi {value}"
 BAD_MIN_SCORE = "--min-score é uma cobertura (0 a 1; acima de 1 nenhum trecho passa), recebi {value} (tente --min-score 0.6)"
 BAD_CHOICE = "{option} deve ser {choices}, recebi {value!r}"
+JSON_NOT_SUPPORTED = "--json vale para search e eval, não para {command}"
 BAD_SERVER_URL = (
     "{option}: endereço inválido {url!r}; use http://HOST:PORTA, ex.: http://127.0.0.1:11434 "
     "(OLLAMA_HOST também aceita HOST:PORTA)"
 )
+# argparse's own messages, translated (docai/arguments.py)
+ARGS_USAGE_PREFIX = "uso: "
+ARGS_POSITIONALS_TITLE = "argumentos"
+ARGS_OPTIONS_TITLE = "opções"
+ARGS_HELP = "mostra esta ajuda e sai"
+ARGS_VERSION_HELP = "mostra a versão e sai"
+ARGS_SEE_HELP = "Veja as opções com `{prog} --help`."
+ARGS_ARGUMENT = "{name}: {message}"
+ARGS_INVALID_VALUE = "valor inválido {value} (esperava {kind})"
+ARGS_TYPE_INT = "um número inteiro"
+ARGS_TYPE_FLOAT = "um número, ex.: 0.5"
+ARGS_INVALID_CHOICE = "valor inválido {value} (escolha entre {choices})"
+ARGS_QUESTION_WITHOUT_ASK = (
+    'para perguntar, use docai ask "{value}" (ou só docai, para conversar)'
+)
+ARGS_UNRECOGNIZED = "argumentos não reconhecidos: {arguments}"
+ARGS_REQUIRED = "falta o argumento {arguments}"
+ARGS_EXPECTED_VALUE = "falta o valor"
+ARGS_AMBIGUOUS = "opção ambígua: {option} pode ser {matches}"
 DOCS_MISSING = (
     "a pasta de documentos {path} não existe. Indique outra com --docs PASTA "
     "(ex.: docai --docs ~/meus-docs)"
@@ -76,7 +96,8 @@ LLM_OPENAI_NEEDS_BASE_URL = (
 )
 LLM_OLLAMA_MODEL_NOT_FOUND = (
     "o modelo {model!r} não está instalado no Ollama em {url}. Baixe-o com `ollama pull {model}` "
-    "(ou escolha outro com --model; `ollama list` mostra os instalados)"
+    "(ou escolha outro com --model, ou /modelo no modo interativo; `ollama list` mostra os "
+    "instalados)"
 )
 LLM_OPENAI_MODEL_NOT_FOUND = (
     "o servidor em {url} não encontrou o modelo {model!r} ({detail}). "
@@ -116,8 +137,8 @@ LLM_DROPPED = (
     "Pergunte de novo"
 )
 LLM_INTERRUPTED = (
-    "a conexão com {url} caiu no meio da resposta ({reason}); o texto acima está incompleto. "
-    "Pergunte de novo"
+    "a conexão com {url} caiu no meio da resposta ({reason}); o que chegou até ali está "
+    "incompleto. Pergunte de novo"
 )
 LLM_BAD_URL = (
     "endereço inválido para o servidor do modelo: {url} ({reason}). Use algo como "
@@ -212,6 +233,10 @@ ANSWER_NOT_COVERED = (
     "Não encontrei nada sobre isso na documentação. Tente outras palavras (os termos que "
     "aparecem nos arquivos) ou indique outra pasta com --docs."
 )
+ANSWER_NOT_COVERED_EN = (
+    "I found nothing about this in the documentation. Try other words (the terms the files "
+    "use) or point docai at another folder with --docs."
+)
 ANSWER_EMPTY = (
     "o modelo terminou sem escrever uma resposta. Pergunte de novo; se ele só raciocinou, "
     "aumente --num-ctx ou use --no-think"
@@ -227,6 +252,7 @@ ANSWER_SOURCE_LINE = "  [{number}] {label}"
 ANSWER_FALLBACK_SOURCE = "Fonte: {source} (arquivo inteiro, sem trecho específico)"
 ANSWER_INTERRUPTED = "(resposta interrompida)"
 ASK_EMPTY_QUESTION = 'a pergunta está vazia; escreva uma, ex.: docai ask "Como instalo o docai?"'
+SEARCH_EMPTY_QUESTION = 'a pergunta está vazia; escreva uma, ex.: docai search "num_ctx"'
 REPL_PROMPT = "docai> "
 REPL_WELCOME = (
     "docai pronto: {files} arquivo(s), {chunks} trecho(s) de {docs}; modelo {model}.\n"
@@ -240,7 +266,7 @@ REPL_HISTORY_UNAVAILABLE = (
 REPL_HELP = """\
 Comandos:
   /ajuda          mostra esta ajuda
-  /fontes         fontes da última resposta, com seção e relevância
+  /fontes         fontes da última resposta, com seção e o começo de cada trecho
   /pensamento     mostra ou oculta o raciocínio do modelo (agora: {thinking})
   /k N            quantos trechos recuperar (agora: {k}; de 1 a {max_k})
   /modelo NOME    troca o modelo (agora: {model})
@@ -252,7 +278,10 @@ REPL_UNKNOWN_COMMAND = (
     "/modelo NOME, /reindexar (e sair)"
 )
 REPL_NO_SOURCES = "Ainda não há fontes: faça uma pergunta primeiro."
-REPL_SOURCE_DETAIL = "  [{number}] {label} (relevância {score:.3f})"
+REPL_LAST_WITHOUT_SOURCES = (
+    "A última pergunta não teve fontes: nenhum trecho da documentação trata dela."
+)
+REPL_SOURCE_DETAIL = "  [{number}] {label}\n      {preview}"
 REPL_THINKING_ON = "Raciocínio do modelo: visível (esmaecido)."
 REPL_THINKING_OFF = "Raciocínio do modelo: oculto."
 REPL_SHOWN = "visível"

@@ -8,6 +8,7 @@ written to a terminal, and never when NO_COLOR is set (https://no-color.org).
 from __future__ import annotations
 
 import os
+import textwrap
 from typing import TextIO
 
 from docai import messages
@@ -25,6 +26,9 @@ from docai.models import Hit
 from docai.report import status_lines, update_line
 from docai.retrieval import Fallback
 
+SNIPPET_WIDTH = 96
+SNIPPET_LINES = 2
+
 DIM = "\x1b[2m"
 RESET = "\x1b[0m"
 ERASE_LINE = "\r\x1b[K"
@@ -36,6 +40,14 @@ def source_label(hit: Hit) -> str:
     return f"{chunk.source} > {chunk.heading}" if chunk.heading else chunk.source
 
 
+def snippet(text: str, lines: int = SNIPPET_LINES) -> list[str]:
+    """The chunk's body (its heading line dropped), whitespace folded, in at most `lines`
+    lines of `SNIPPET_WIDTH` characters."""
+    body = " ".join(text.split("\n", 1)[-1].split())
+    short = textwrap.shorten(body, width=SNIPPET_WIDTH * lines, placeholder=" …")
+    return textwrap.wrap(short, width=SNIPPET_WIDTH)[:lines]
+
+
 def wants_color(stream: TextIO) -> bool:
     return stream.isatty() and "NO_COLOR" not in os.environ
 
@@ -43,10 +55,13 @@ def wants_color(stream: TextIO) -> bool:
 class AnswerPrinter:
     """Renders the events of one answer and remembers what `/fontes` and exit codes need."""
 
-    def __init__(self, out: TextIO, err: TextIO, *, show_thinking: bool) -> None:
+    def __init__(
+        self, out: TextIO, err: TextIO, *, show_thinking: bool, english: bool = False
+    ) -> None:
         self._out = out
         self._err = err
         self._show_thinking = show_thinking
+        self._english = english
         self._color = wants_color(out)
         self._thinking_shown = False
         self._spinner = False
@@ -63,7 +78,9 @@ class AnswerPrinter:
             self.fallback_source = event.source
             self._line(self._dim(messages.ANSWER_FALLBACK.format(source=event.source)))
         elif isinstance(event, NotCovered):
-            self._line(messages.ANSWER_NOT_COVERED)
+            # docai's own answer: in the question's language, like the model's answers.
+            self._line(messages.ANSWER_NOT_COVERED_EN if self._english
+                       else messages.ANSWER_NOT_COVERED)
         elif isinstance(event, CacheReplay):
             self._line(self._dim(messages.ANSWER_FROM_CACHE))
         elif isinstance(event, AnswerWarning):

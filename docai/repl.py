@@ -18,6 +18,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 
 from docai import messages
+from docai.analysis import surely_english
 from docai.answering import Answerer
 from docai.llm.base import make_backend
 from docai.render import AnswerPrinter
@@ -25,7 +26,7 @@ from docai.repl_commands import Session, run_command
 from docai.settings import Settings, history_file
 from docai.startup import open_retrieval
 
-QUIT_WORDS = frozenset({"sair", "exit", "quit", "/sair"})
+QUIT_WORDS = frozenset({"sair", "exit", "quit", "/sair", "/exit", "/quit"})
 
 
 def run(settings: Settings) -> int:
@@ -52,7 +53,9 @@ def run(settings: Settings) -> int:
         answerer.close()
     if interactive:
         print(messages.REPL_GOODBYE, flush=True)
-    return 0
+        return 0
+    # A script feeding questions learns that some got no answer from the model, as with ask.
+    return 1 if session.model_failed else 0
 
 
 def handle_line(line: str, session: Session) -> bool:
@@ -81,13 +84,15 @@ def ask(question: str, session: Session) -> None:
     At a terminal the prompt comes back after Ctrl-C; with piped input there is no prompt to
     come back to, so the interrupt ends the run (exit 130, like any command).
     """
-    printer = AnswerPrinter(session.out, sys.stderr, show_thinking=session.show_thinking)
+    printer = AnswerPrinter(session.out, sys.stderr, show_thinking=session.show_thinking,
+                            english=surely_english(question))
     session.last_answer = printer
     events = session.answerer.answer(question)
     try:
         for event in events:
             printer.show(event)
         printer.finish()
+        session.model_failed |= printer.failed
     except KeyboardInterrupt:
         events.close()
         printer.interrupted()
@@ -119,7 +124,9 @@ def _history(err: TextIO) -> History:
     path = history_file()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.touch(exist_ok=True)
+        # Questions can name private things: the history is the user's alone, like a shell's.
+        path.touch(mode=0o600, exist_ok=True)
+        path.chmod(0o600)
     except OSError as error:
         err.write(messages.REPL_HISTORY_UNAVAILABLE.format(path=path, reason=error.strerror) + "\n")
         return InMemoryHistory()

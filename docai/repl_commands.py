@@ -17,7 +17,7 @@ from docai import messages
 from docai.answering import Answerer
 from docai.errors import DocaiError
 from docai.llm.base import make_backend
-from docai.render import AnswerPrinter, source_label
+from docai.render import AnswerPrinter, snippet, source_label
 from docai.settings import MAX_TOP_K
 from docai.startup import open_retrieval
 
@@ -31,6 +31,7 @@ class Session:
     out: TextIO
     interactive: bool
     last_answer: AnswerPrinter | None = None
+    model_failed: bool = False
 
 
 def run_command(line: str, session: Session) -> None:
@@ -58,12 +59,15 @@ def _sources(session: Session, _argument: str) -> None:
     last = session.last_answer
     if last is not None and last.sources:
         for number, hit in enumerate(last.sources, start=1):
+            preview = " ".join(snippet(hit.chunk.text, lines=1))
             line = messages.REPL_SOURCE_DETAIL.format(
-                number=number, label=source_label(hit), score=hit.score
+                number=number, label=source_label(hit), preview=preview
             )
             _say(session, line)
     elif last is not None and last.fallback_source:
         _say(session, messages.ANSWER_FALLBACK_SOURCE.format(source=last.fallback_source))
+    elif last is not None:
+        _say(session, messages.REPL_LAST_WITHOUT_SOURCES)
     else:
         _say(session, messages.REPL_NO_SOURCES)
 

@@ -151,11 +151,16 @@ def test_a_changed_index_invalidates_both_caches(docs: Path, fake: FakeOllama) -
     assert "docai==2.0" in fake.chat_requests[1]["messages"][1]["content"]
 
 
-def test_model_without_reasoning_is_retried_and_remembered(docs: Path, fake: FakeOllama) -> None:
-    answerer = make_answerer(docs, fake.url, model="llama3.2")
+@pytest.mark.parametrize("show_thinking", [True, False])
+def test_model_without_reasoning_is_retried_and_remembered(
+    docs: Path, fake: FakeOllama, show_thinking: bool
+) -> None:
+    answerer = make_answerer(docs, fake.url, model="llama3.2", show_thinking=show_thinking)
     events = list(answerer.answer("Como instalo o docai com pip?"))
     warnings = [e.message for e in events if isinstance(e, AnswerWarning)]
-    assert any("llama3.2" in w and "raciocínio" in w for w in warnings)
+    # Only a user who asked to see the reasoning hears that there is none.
+    noted = any("llama3.2" in w and "raciocínio" in w for w in warnings)
+    assert noted == show_thinking
     assert answer_text(events) == REPLY
     list(answerer.answer("Qual é o padrão de --num-ctx?"))
     thinks = [request.get("think") for request in fake.chat_requests]

@@ -42,6 +42,18 @@ def test_ask_about_something_absent_answers_without_the_model(tmp_path: Path) ->
     assert fake.requests == []
 
 
+def test_docai_says_the_docs_do_not_cover_it_in_the_language_of_the_question(
+    tmp_path: Path,
+) -> None:
+    with FakeOllama(reply=REPLY) as fake:
+        english = run_ask(tmp_path / "en", fake.url, "What is the capital of the moon?")
+        portuguese = run_ask(tmp_path / "pt", fake.url, "Qual é a capital da lua?")
+    assert english.returncode == portuguese.returncode == 0
+    assert "I found nothing about this in the documentation" in english.stdout
+    assert "Não encontrei nada sobre isso na documentação" in portuguese.stdout
+    assert fake.requests == []
+
+
 def test_ask_with_the_server_down_shows_passages_and_fails(tmp_path: Path) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -66,3 +66,55 @@ def test_out_of_range_numbers_are_refused_with_the_range(
     assert result.returncode == 2
     assert expected in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_question_in_several_words_is_asked_whole(tmp_path: Path) -> None:
+    with FakeOllama(reply=REPLY) as fake:
+        result = run_docai(tmp_path, "ask", "como", "instalo", "o", "docai", "com", "pip?",
+                           url=fake.url)
+    assert result.returncode == 0, result.stderr
+    assert "<question>\ncomo instalo o docai com pip?\n</question>" in (
+        fake.chat_requests[0]["messages"][1]["content"])
+
+
+def test_a_question_where_the_command_goes_gets_a_hint(tmp_path: Path) -> None:
+    result = run_docai(tmp_path, "Como instalo o docai?")
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        'docai: erro: para perguntar, use docai ask "Como instalo o docai?" '
+        "(ou só docai, para conversar)",
+        "Veja as opções com `docai --help`.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["search", "pip", "-k", "abc"],
+         "-k/--top-k: valor inválido 'abc' (esperava um número inteiro)"),
+        (["search", "pip", "--retrieval", "dense"],
+         "--retrieval: valor inválido 'dense' (escolha entre 'hybrid', 'tfidf', 'bm25')"),
+        (["search", "pip", "--frobnicate"], "argumentos não reconhecidos: --frobnicate"),
+        (["ask"], "falta o argumento PERGUNTA"),
+        (["ask", "pip", "--json"], "--json vale para search e eval, não para ask"),
+        (["search", "  "], "a pergunta está vazia"),
+    ],
+)
+def test_usage_errors_are_one_line_in_portuguese(
+    tmp_path: Path, args: list[str], expected: str
+) -> None:
+    result = run_docai(tmp_path, *args)
+    assert result.returncode == 2
+    assert f"docai: erro: {expected}" in result.stderr
+    assert "usage:" not in result.stderr and "error:" not in result.stderr
+
+
+@pytest.mark.parametrize("command", [[], ["ask"], ["search"], ["index"], ["eval"]])
+def test_help_is_in_portuguese(tmp_path: Path, command: list[str]) -> None:
+    result = subprocess.run([DOCAI, *command, "--help"], capture_output=True, text=True,
+                            timeout=60, check=False)
+    assert result.returncode == 0
+    assert result.stdout.startswith(" ".join(["uso: docai", *command]))
+    assert "opções:" in result.stdout and "mostra esta ajuda e sai" in result.stdout
+    for english in ("usage:", "options:", "show this help", "positional arguments"):
+        assert english not in result.stdout

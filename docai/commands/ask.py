@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 
 from docai import messages
+from docai.analysis import surely_english
 from docai.answering import Answerer
 from docai.llm.base import make_backend
 from docai.render import AnswerPrinter
@@ -24,7 +25,8 @@ def run(settings: Settings, question: str) -> int:
         return 2
     backend = make_backend(settings)  # a bad --backend/--base-url fails before indexing
     opened = open_retrieval(settings, sys.stderr)
-    printer = AnswerPrinter(sys.stdout, sys.stderr, show_thinking=settings.show_thinking)
+    printer = AnswerPrinter(sys.stdout, sys.stderr, show_thinking=settings.show_thinking,
+                            english=surely_english(question))
     answerer = Answerer(opened.index, backend, settings, dense=opened.dense)
     try:
         for event in answerer.answer(question):

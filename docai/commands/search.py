@@ -15,17 +15,20 @@ from typing import Any
 from docai import messages
 from docai.errors import DocaiError
 from docai.models import Hit
+from docai.render import snippet
 from docai.retrieval import search
 from docai.settings import Settings
 from docai.startup import open_retrieval
 
-SNIPPET_WIDTH = 96
-SNIPPET_LINES = 2
+# A question echoed back ("no passage for: ...") is shortened to this many characters.
+ECHO_WIDTH = 120
 
 
 def run(settings: Settings, question: str | None) -> int:
     if question is None and sys.stdin is None:
         raise DocaiError(messages.SEARCH_NO_INPUT)
+    if question is not None and not question.strip():
+        raise DocaiError(messages.SEARCH_EMPTY_QUESTION)
     opened = open_retrieval(settings, sys.stderr)
     questions = [question] if question is not None else _stdin_questions()
     for position, query in enumerate(questions):
@@ -55,19 +58,13 @@ def as_json(query: str, hits: list[Hit]) -> dict[str, Any]:
     }
 
 
-def snippet(text: str) -> list[str]:
-    """The chunk's body (its heading line dropped), whitespace folded, in at most two lines."""
-    body = " ".join(text.split("\n", 1)[-1].split())
-    short = textwrap.shorten(body, width=SNIPPET_WIDTH * SNIPPET_LINES, placeholder=" …")
-    return textwrap.wrap(short, width=SNIPPET_WIDTH)[:SNIPPET_LINES]
-
-
 def _human(query: str, hits: list[Hit], *, header: bool, first: bool) -> str:
     lines = [] if first else [""]
+    echoed = textwrap.shorten(query, width=ECHO_WIDTH, placeholder=" …")
     if header:
-        lines.append(messages.SEARCH_QUERY_HEADER.format(query=query))
+        lines.append(messages.SEARCH_QUERY_HEADER.format(query=echoed))
     if not hits:
-        lines.append(messages.SEARCH_NO_RESULTS.format(query=query))
+        lines.append(messages.SEARCH_NO_RESULTS.format(query=echoed))
     for rank, hit in enumerate(hits, start=1):
         chunk = hit.chunk
         lines.append(

@@ -1,0 +1,88 @@
+"""argparse speaking pt-BR: translated help headings and errors, and a short error output.
+
+argparse writes its own messages in English ("invalid int value", "unrecognized
+arguments") and answers a typo with the whole usage block. Here an error is one
+`docai: erro:` line, as docai's own errors are, plus where to find help. The English
+messages are matched by pattern, so one argparse does not word the same way is shown as
+it is rather than lost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Callable
+from typing import NoReturn
+
+from docai import messages
+
+_TYPE_NAMES = {"int": messages.ARGS_TYPE_INT, "float": messages.ARGS_TYPE_FLOAT}
+
+
+def _invalid_value(match: re.Match[str]) -> str:
+    kind = _TYPE_NAMES.get(match["type"], match["type"])
+    return messages.ARGS_INVALID_VALUE.format(value=match["value"], kind=kind)
+
+
+def _question_without_command(match: re.Match[str]) -> str | None:
+    """`docai "Como troco o modelo?"`: a question where the command goes."""
+    value = match["value"][1:-1]
+    if " " in value or value.endswith("?"):
+        return messages.ARGS_QUESTION_WITHOUT_ASK.format(value=value)
+    return None
+
+
+Render = Callable[[re.Match[str]], "str | None"]
+_TRANSLATIONS: tuple[tuple[re.Pattern[str], Render], ...] = (
+    (re.compile(r"argument COMANDO: invalid choice: (?P<value>'.*') \(choose from .*\)"),
+     _question_without_command),
+    (re.compile(r"argument (?P<name>\S+): (?P<rest>.*)", re.DOTALL),
+     lambda m: messages.ARGS_ARGUMENT.format(name=m["name"], message=translate(m["rest"]))),
+    (re.compile(r"invalid (?P<type>\w+) value: (?P<value>.*)"), _invalid_value),
+    (re.compile(r"invalid choice: (?P<value>.*) \(choose from (?P<choices>.*)\)"),
+     lambda m: messages.ARGS_INVALID_CHOICE.format(value=m["value"], choices=m["choices"])),
+    (re.compile(r"unrecognized arguments: (?P<args>.*)"),
+     lambda m: messages.ARGS_UNRECOGNIZED.format(arguments=m["args"])),
+    (re.compile(r"the following arguments are required: (?P<args>.*)"),
+     lambda m: messages.ARGS_REQUIRED.format(arguments=m["args"])),
+    (re.compile(r"expected (?:one|at least one) argument"),
+     lambda m: messages.ARGS_EXPECTED_VALUE),
+    (re.compile(r"ambiguous option: (?P<option>\S+) could match (?P<matches>.*)"),
+     lambda m: messages.ARGS_AMBIGUOUS.format(option=m["option"], matches=m["matches"])),
+)
+
+
+def translate(message: str) -> str:
+    """argparse's English error message in pt-BR (unchanged when no pattern knows it)."""
+    for pattern, render in _TRANSLATIONS:
+        if (match := pattern.fullmatch(message)) and (translated := render(match)) is not None:
+            return translated
+    return message
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the description's line breaks; "uso:" instead of "usage:"."""
+
+    def add_usage(self, usage, actions, groups, prefix=None):  # type: ignore[no-untyped-def]
+        # argparse passes prefix "" when it only wants a sub-command's `prog`.
+        prefix = messages.ARGS_USAGE_PREFIX if prefix is None else prefix
+        super().add_usage(usage, actions, groups, prefix=prefix)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """An argparse parser whose help headings and errors are in pt-BR (sub-parsers too)."""
+
+    def __init__(self, *args, add_help: bool = True, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, add_help=False, **kwargs)
+        self._positionals.title = messages.ARGS_POSITIONALS_TITLE
+        self._optionals.title = messages.ARGS_OPTIONS_TITLE
+        if add_help:
+            self.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS,
+                              help=messages.ARGS_HELP)
+
+    def error(self, message: str) -> NoReturn:
+        print(messages.ERROR_PREFIX.format(message=translate(message)), file=sys.stderr)
+        print(messages.ARGS_SEE_HELP.format(prog=self.prog), file=sys.stderr)
+        sys.exit(2)
