@@ -243,6 +243,7 @@ ANSWER_EMPTY = (
 )
 ANSWER_FROM_CACHE = "(resposta repetida do cache)"
 ANSWER_THINKING = "pensando…"
+ANSWER_WAITING = "aguardando o modelo…"
 ANSWER_WARNING = "aviso: {message}"
 ANSWER_MODEL_FAILED = "docai: o modelo não respondeu: {error}"
 ANSWER_MODEL_FAILED_MIDWAY = "docai: a resposta parou no meio: {error}"

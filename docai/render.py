@@ -64,7 +64,7 @@ class AnswerPrinter:
         self._english = english
         self._color = wants_color(out)
         self._thinking_shown = False
-        self._spinner = False
+        self._status_line = ""  # the status line shown, if any
         self._text_started = False
         self._at_line_start = True
         self.sources: tuple[Hit, ...] = ()
@@ -74,9 +74,11 @@ class AnswerPrinter:
     def show(self, event: AnswerEvent) -> None:
         if isinstance(event, Retrieved):
             self.sources = event.hits
+            self._status(messages.ANSWER_WAITING)
         elif isinstance(event, Fallback):
             self.fallback_source = event.source
             self._line(self._dim(messages.ANSWER_FALLBACK.format(source=event.source)))
+            self._status(messages.ANSWER_WAITING)
         elif isinstance(event, NotCovered):
             # docai's own answer: in the question's language, like the model's answers.
             self._line(messages.ANSWER_NOT_COVERED_EN if self._english
@@ -84,7 +86,7 @@ class AnswerPrinter:
         elif isinstance(event, CacheReplay):
             self._line(self._dim(messages.ANSWER_FROM_CACHE))
         elif isinstance(event, AnswerWarning):
-            self._clear_spinner()
+            self._clear_status()
             self._end_line()
             self._say(messages.ANSWER_WARNING.format(message=event.message))
         elif isinstance(event, ThinkingDelta):
@@ -96,7 +98,7 @@ class AnswerPrinter:
 
     def finish(self) -> None:
         """End the answer's line and list its sources."""
-        self._clear_spinner()
+        self._clear_status()
         self._end_line()
         if self.failed or not self._text_started:
             return
@@ -110,7 +112,7 @@ class AnswerPrinter:
             self._write("\n")
 
     def interrupted(self) -> None:
-        self._clear_spinner()
+        self._clear_status()
         self._end_line()
         self._line(self._dim(messages.ANSWER_INTERRUPTED))
 
@@ -118,12 +120,12 @@ class AnswerPrinter:
         if self._text_started:
             return
         if self._show_thinking:
+            self._clear_status()
             self._thinking_shown = True
             self._write(self._dim(text))
-        elif self._color and not self._spinner:
+        elif self._status_line != messages.ANSWER_THINKING:
             # A hidden reasoning phase can last a while; say so instead of looking frozen.
-            self._spinner = True
-            self._write(self._dim(messages.ANSWER_THINKING))
+            self._status(messages.ANSWER_THINKING)
 
     def _text(self, text: str) -> None:
         if not self._text_started:
@@ -131,7 +133,7 @@ class AnswerPrinter:
             text = text.lstrip()
             if not text:
                 return
-            self._clear_spinner()
+            self._clear_status()
             if self._thinking_shown:
                 self._end_line()
                 self._write("\n")
@@ -140,7 +142,7 @@ class AnswerPrinter:
 
     def _failed(self, event: ModelFailed) -> None:
         self.failed = True
-        self._clear_spinner()
+        self._clear_status()
         self._end_line()
         if not event.passages:
             self._say(messages.ANSWER_MODEL_FAILED_MIDWAY.format(error=event.error))
@@ -154,9 +156,19 @@ class AnswerPrinter:
             body = hit.chunk.text.strip().removeprefix(hit.chunk.heading).strip()
             self._write(f"\n{label.strip()}\n{body}\n")
 
-    def _clear_spinner(self) -> None:
-        if self._spinner:
-            self._spinner = False
+    def _status(self, text: str) -> None:
+        """A dimmed line saying what docai waits for, replaced by the next one or erased by
+        the answer; only on a terminal (a pipe would keep it)."""
+        if not self._color:
+            return
+        self._clear_status()
+        self._end_line()
+        self._status_line = text
+        self._write(self._dim(text))
+
+    def _clear_status(self) -> None:
+        if self._status_line:
+            self._status_line = ""
             self._write(ERASE_LINE)
             self._at_line_start = True
 

@@ -6,6 +6,8 @@ import socket
 import subprocess
 from pathlib import Path
 
+import pexpect
+
 from tests.support.fake_ollama import FakeOllama
 from tests.test_answering import DOCS, REPLY, write_docs
 from tests.test_repl import DOCAI, QUESTION, docai_env
@@ -87,3 +89,19 @@ def test_a_server_that_sends_junk_gets_a_clear_error_not_a_traceback(tmp_path: P
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert "a resposta parou no meio" in result.stderr
+
+
+def test_a_slow_model_shows_a_waiting_line_and_ctrl_c_stops_cleanly(tmp_path: Path) -> None:
+    docs = write_docs(tmp_path / "docs", DOCS)
+    with FakeOllama(reply=REPLY, first_token_delay=30.0) as fake:
+        env = docai_env(tmp_path, fake.url)
+        env.pop("NO_COLOR")  # a real terminal, with its status line
+        child = pexpect.spawn(DOCAI, ["ask", QUESTION, "--docs", str(docs)], env=env,
+                              encoding="utf-8", timeout=60, dimensions=(24, 100))
+        child.expect("aguardando o modelo…")
+        child.sendintr()
+        child.expect(r"\(resposta interrompida\)")
+        child.expect(pexpect.EOF)
+        child.close()
+    assert child.exitstatus == 130
+    assert REPLY not in child.before

@@ -3,7 +3,8 @@
 Exit status: 0 when docai answered, including "the docs do not cover this" (a correct,
 grounded answer, decided without the model); 1 when the model could not answer (server
 down, model missing, stream broken), in which case the best passages are still printed so
-the user gets something useful; 2 for bad input (as every command).
+the user gets something useful; 2 for bad input (as every command); 130 when Ctrl-C stops
+the answer.
 """
 
 from __future__ import annotations
@@ -28,10 +29,15 @@ def run(settings: Settings, question: str) -> int:
     printer = AnswerPrinter(sys.stdout, sys.stderr, show_thinking=settings.show_thinking,
                             english=surely_english(question))
     answerer = Answerer(opened.index, backend, settings, dense=opened.dense)
+    events = answerer.answer(question)
     try:
-        for event in answerer.answer(question):
+        for event in events:
             printer.show(event)
         printer.finish()
+    except KeyboardInterrupt:
+        events.close()  # closes the stream: the server stops generating
+        printer.interrupted()  # erases a status line, says the answer stopped
+        return 130
     finally:
         answerer.close()
     return 1 if printer.failed else 0
