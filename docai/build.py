@@ -13,7 +13,8 @@ table are that result already and are used as loaded: scikit-learn is not even i
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+import signal
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
@@ -193,10 +194,38 @@ def _parse_all(
     # forked workers inherit them instead of each spending ~0.5 s loading its own.
     first = work(tasks[0])
     rest = tasks[1:]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    size = max(1, min(32, len(rest) // (workers * 8)))
+    with ProcessPoolExecutor(max_workers=workers, initializer=_leave_interrupts_to_parent) as pool:
         # Submitted before the bar starts its thread, so workers are forked without it.
-        results = pool.map(work, rest, chunksize=max(1, min(32, len(rest) // (workers * 8))))
-        return [first, *_tracked(results, len(tasks), progress, done=1)]
+        batches = [pool.submit(_parse_batch, work, rest[i:i + size])
+                   for i in range(0, len(rest), size)]
+        try:
+            results = (item for batch in batches for item in batch.result())
+            return [first, *_tracked(results, len(tasks), progress, done=1)]
+        except BaseException:
+            _stop_workers(pool)
+            raise
+
+
+def _parse_batch(
+    work: Callable[[tuple[str, str | None]], ParsedFile], tasks: list[tuple[str, str | None]]
+) -> list[ParsedFile]:
+    """Several files per round trip to a worker: fewer, larger messages on the pipe."""
+    return [work(task) for task in tasks]
+
+
+def _leave_interrupts_to_parent() -> None:
+    """Workers ignore Ctrl-C: the terminal sends it to the whole process group, and a
+    worker killed mid-reply can leave the parent waiting on the pipe for ever."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """On Ctrl-C (or any failure) end the workers now, instead of letting them parse every
+    file still queued; the pool then fails its pending batches and shuts down at once. The
+    cache is untouched: it is only written after a complete build."""
+    for process in list((pool._processes or {}).values()):  # noqa: SLF001 - no public way
+        process.terminate()
 
 
 def _tracked(

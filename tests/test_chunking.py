@@ -177,11 +177,12 @@ def test_smaller_limit_gives_more_chunks():
     )
 
 
-@pytest.mark.parametrize("size", [0, -5, 15])
+@pytest.mark.parametrize("size", [0, -5, 15, 8193, 1_000_000])
 def test_bad_chunk_size_is_refused_in_portuguese(size):
     with pytest.raises(SettingsError) as error:
         ChunkSettings(max_tokens=size, overlap_tokens=0)
-    assert str(error.value) == messages.BAD_CHUNK_SIZE.format(value=size, minimum=16)
+    assert str(error.value) == messages.BAD_CHUNK_SIZE.format(
+        value=size, minimum=16, maximum=8192)
     assert str(size) in str(error.value)
 
 

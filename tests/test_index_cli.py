@@ -6,8 +6,11 @@ and the no-traceback guarantee use real `docai` processes.
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -140,3 +143,37 @@ def test_folder_whose_documents_all_lack_text_points_to_the_reasons(run, tmp_pat
     code, _, err = run("search", "proxy", "--docs", docs, "--cache-dir", tmp_path / "c")
     assert code == 2
     assert "nenhum dos 2 documento(s)" in err and "docai index" in err
+
+
+def test_ctrl_c_twice_while_indexing_ends_at_once_and_keeps_the_old_cache(
+    tmp_path: Path,
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "velho.md").write_text("# Velho\n\nO índice anterior.\n", encoding="utf-8")
+    cache_dir = tmp_path / "cache"
+    assert main(["index", "--docs", str(docs), "--cache-dir", str(cache_dir)]) == 0
+    saved = {p.name: p.read_bytes() for p in cache_dir.rglob("*") if p.is_file()}
+    body = "".join(f"<h2>Parte {i}</h2><p>palavra{i} sobre o servidor e a porta " * 20 + "</p>"
+                   for i in range(40))
+    for n in range(400):  # enough work for the workers to be busy when Ctrl-C comes
+        (docs / f"pagina{n:03}.html").write_text(
+            f"<html><body><h1>Página {n}</h1>{body}</body></html>", encoding="utf-8")
+    process = subprocess.Popen(
+        [*DOCAI, "index", "--docs", str(docs), "--cache-dir", str(cache_dir)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    time.sleep(3)
+    assert process.poll() is None, "indexing ended before it could be interrupted"
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal does: the whole process group
+    time.sleep(0.5)
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGINT)
+    try:
+        _, err = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        raise AssertionError("docai index hung after Ctrl-C") from None
+    assert process.returncode in (130, -signal.SIGINT)
+    assert "Traceback" not in err
+    assert {p.name: p.read_bytes() for p in cache_dir.rglob("*") if p.is_file()} == saved

@@ -63,6 +63,8 @@ def test_discover_skips_hidden_and_dependency_folders(tmp_path: Path) -> None:
     write(tmp_path, ".git/description.md")
     write(tmp_path, "docs/.obsidian/cache.md")
     write(tmp_path, "node_modules/pkg/README.md")
+    write(tmp_path, "html/_sources/guia.rst.txt")  # a Sphinx build's copy of the sources
+    write(tmp_path, "html/_static/jquery.txt")
     assert relative(tmp_path, discover(tmp_path)) == ["docs/guia.md"]
 
 
@@ -144,6 +146,31 @@ def test_cp1252_file_is_decoded_with_a_notice(tmp_path: Path) -> None:
     [notice] = result.notices
     assert notice.source == "antigo.md"
     assert "cp1252" in notice.message and "UTF-8" in notice.message
+
+
+@pytest.mark.parametrize(
+    ("codec", "meta"),
+    [("koi8-r", '<meta http-equiv="Content-Type" content="text/html; charset=KOI8-R">'),
+     ("shift_jis", '<meta charset="Shift_JIS">')],
+)
+def test_an_html_page_is_read_in_the_charset_it_declares(
+    tmp_path: Path, codec: str, meta: str
+) -> None:
+    words = {"koi8-r": "Медведь спит зимой", "shift_jis": "熊は冬に眠る"}[codec]
+    page = f"<html><head>{meta}<title>T</title></head><body><p>{words}</p></body></html>"
+    path = write(tmp_path, "pagina.html", page.encode(codec))
+    result = load_file(tmp_path, path)
+    assert result.document is not None
+    assert result.document.sections[0].text == words
+    [notice] = result.notices
+    assert codec in notice.message.lower()
+
+
+def test_terminal_escape_sequences_are_not_kept(tmp_path: Path) -> None:
+    path = write(tmp_path, "saida.md", "# Saída\n\nErro em \x1b[31mvermelho\x1b[0m aqui.\n")
+    result = load_file(tmp_path, path)
+    assert result.document is not None
+    assert result.document.sections[0].text == "Erro em vermelho aqui."
 
 
 def test_bytes_undefined_in_cp1252_fall_back_to_latin1(tmp_path: Path) -> None:

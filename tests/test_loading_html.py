@@ -90,6 +90,26 @@ def test_chrome_scripts_and_hidden_content_are_dropped(tmp_path: Path) -> None:
         assert unwanted not in text
 
 
+def test_generator_navigation_bars_and_footers_are_chrome(tmp_path: Path) -> None:
+    doc = load_html(tmp_path, """<html><head><title>VACUUM</title></head><body>
+<div class="navheader"><table summary="Navigation header"><tr><td>Prev</td><td>Up</td>
+<td>Home</td><td>Next</td></tr></table></div>
+<div class="related" role="presentation"><a>previous</a> | <a>next</a> | <a>index</a></div>
+<div id="hd"><div class="nav">Home | Table of contents | Index</div></div>
+<h1>VACUUM</h1><p>VACUUM reclaims storage occupied by dead tuples.</p>
+<dl><dt>fn(x)<a class="viewcode-link"><span>[source]</span></a></dt><dd>Cleans.</dd></dl>
+<div id="sidebar"><h3>Last update:</h3><p>Nov 11, 2026</p></div>
+<div class="navfooter"><table summary="Navigation footer"><tr><td>Prev</td></tr></table></div>
+<div id="footer">Last updated 2024-05-31 00:35:55 UTC</div>
+</body></html>""")
+    text = all_text(doc)
+    assert "VACUUM reclaims storage occupied by dead tuples." in text
+    assert "fn(x)" in text and "Cleans." in text
+    for chrome in ("Prev", "previous", "Table of contents", "[source]", "Last update"):
+        assert chrome not in text
+    assert [s.heading_path for s in doc.sections] == [("VACUUM",)]
+
+
 def test_header_inside_article_is_content_not_chrome(tmp_path: Path) -> None:
     doc = load_html(
         tmp_path,

@@ -92,6 +92,20 @@ def test_lists_one_item_per_line_nested_and_ordered(tmp_path: Path) -> None:
     )
 
 
+def test_text_after_a_deeply_nested_list_is_kept(tmp_path: Path) -> None:
+    deep = "".join("  " * level + f"- nível {level}\n" for level in range(15))
+    doc = load_md(tmp_path, f"# Guia\n\n{deep}\nDepois da lista: as vicunhas.\n\n## Próxima\n\nFim.\n")
+    assert "  " * 14 + "- nível 14" in by_path(doc)[("Guia",)]
+    assert "Depois da lista: as vicunhas." in by_path(doc)[("Guia",)]
+    assert by_path(doc)[("Guia", "Próxima")] == "Fim."
+
+
+def test_hostile_nesting_keeps_every_word_as_plain_text(tmp_path: Path) -> None:
+    doc = load_md(tmp_path, "> " * 200 + "citação funda\n\ndepois dela\n")
+    text = "\n".join(section.text for section in doc.sections)
+    assert "citação funda" in text and "depois dela" in text
+
+
 def test_inline_code_links_images_and_entities_keep_their_text(tmp_path: Path) -> None:
     doc = load_md(
         tmp_path,

@@ -30,6 +30,8 @@ def run(settings: Settings, question: str | None) -> int:
     if question is not None and not question.strip():
         raise DocaiError(messages.SEARCH_EMPTY_QUESTION)
     opened = open_retrieval(settings, sys.stderr)
+    if question is None and sys.stdin.isatty():
+        print(messages.SEARCH_TYPE_QUESTIONS, file=sys.stderr, flush=True)
     questions = [question] if question is not None else _stdin_questions()
     for position, query in enumerate(questions):
         hits = search(opened.index, query, settings.top_k, settings.min_score, opened.dense)

@@ -13,7 +13,10 @@ from docai.loading.formats import SUPPORTED_SUFFIXES
 
 # Folders of tools and dependencies, not of the user's docs: a `node_modules` tree holds
 # thousands of third-party READMEs that would drown the user's own pages in search results.
-SKIPPED_DIR_NAMES = frozenset({"node_modules", "__pycache__"})
+# A Sphinx HTML build keeps every page's reST source again in `_sources/*.txt` (half the
+# passages of Python's manual, ranking above the pages they duplicate) and its theme in
+# `_static`.
+SKIPPED_DIR_NAMES = frozenset({"node_modules", "__pycache__", "_sources", "_static"})
 
 
 def discover(root: Path) -> list[Path]:

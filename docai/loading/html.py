@@ -28,9 +28,17 @@ _SECTIONING = ("article", "main", "section", "aside", "nav")
 # The "¶" permalink Sphinx and Python-Markdown (MkDocs) put after every heading: not part of
 # the heading, which a citation shows ("Installation > From Source", not "Installation¶").
 _PERMALINK_CLASS = "headerlink"
-# A Sphinx table of contents ("toctree") lists other pages' titles: navigation inside the
-# content, never an answer, and a page of it matches almost any question.
-_TABLE_OF_CONTENTS_CLASS = "toctree-wrapper"
+# Site chrome that generators mark by class or id rather than by element or ARIA role:
+# a Sphinx table of contents ("toctree": other pages' titles, matching almost any question),
+# Sphinx's "previous | next | index" bar, sidebar and "[source]" links, DocBook's (the
+# PostgreSQL manual's) "Prev | Up | Home | Next" tables, the YUI header and footer of
+# Django's theme, an element with id "sidebar", and the footer of AsciiDoc pages (git's
+# manual: "Last updated ...").
+_CHROME_CLASSES = frozenset({
+    "toctree-wrapper", "related", "sphinxsidebar", "viewcode-link", "navheader",
+    "navfooter", "nav",
+})
+_CHROME_IDS = frozenset({"hd", "ft", "footer", "sidebar"})
 _HEADINGS = {f"h{level}": level for level in range(1, 7)}
 _PARAGRAPH_TAGS = frozenset(
     {"p", "div", "section", "article", "main", "header", "footer", "aside", "blockquote",
@@ -224,4 +232,6 @@ def _is_chrome(tag: Tag) -> bool:
         return tag.find_parent(_SECTIONING) is None
     if tag.name == "aside":
         return tag.find_parent(("article", "main", "section")) is None
-    return _TABLE_OF_CONTENTS_CLASS in tag.get_attribute_list("class")
+    if str(tag.get("id", "")) in _CHROME_IDS:
+        return True
+    return not _CHROME_CLASSES.isdisjoint(tag.get_attribute_list("class"))

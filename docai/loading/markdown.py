@@ -16,9 +16,14 @@ from docai.loading.frontmatter import split_front_matter
 from docai.loading.html import html_events
 from docai.loading.markdown_blocks import unfold_blocks
 from docai.loading.outline import Block, Heading, build_sections
+from docai.loading.text import parse_text
 from docai.models import Section
 
 _LIST_INDENT = "  "
+# markdown-it's limit on nested blocks (its default, 20, is reached by a list ten levels
+# deep, and everything after it is silently dropped). Each level is a few frames of
+# recursion here, far below Python's limit.
+MAX_NESTING = 100
 # `a<br>b` must not read "ab"; a space (not a newline) keeps table rows on one line.
 _LINE_BREAK_TAG = re.compile(r"<br\b", re.IGNORECASE)
 
@@ -31,7 +36,13 @@ def parse_markdown(text: str, stem: str) -> tuple[str, tuple[Section, ...]]:
     never body text. Text before the first heading gets the heading path `(title,)`.
     """
     front = split_front_matter(text)
-    events = _events(_parser().parse(unfold_blocks(front.body)))
+    tokens = _parser().parse(unfold_blocks(front.body))
+    if any(token.level >= MAX_NESTING - 1 for token in tokens):
+        # markdown-it stops at its nesting limit and drops everything after that point:
+        # only a hostile file nests this deep, and its words are kept as plain text.
+        _, sections = parse_text(front.body, front.title or stem)
+        return front.title or stem, sections
+    events = _events(tokens)
     first_h1 = next((e.text for e in events if isinstance(e, Heading) and e.level == 1), None)
     title = front.title or first_h1 or stem
     return title, build_sections(events, preamble_path=(title,))
@@ -39,7 +50,7 @@ def parse_markdown(text: str, stem: str) -> tuple[str, tuple[Section, ...]]:
 
 def _parser() -> MarkdownIt:
     # Built per call: a MarkdownIt instance is cheap, and sharing one would be global state.
-    return MarkdownIt("commonmark").enable("table")
+    return MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable("table")
 
 
 def _events(tokens: list[Token]) -> list[Heading | Block]:
