@@ -94,7 +94,8 @@ def test_lists_one_item_per_line_nested_and_ordered(tmp_path: Path) -> None:
 
 def test_text_after_a_deeply_nested_list_is_kept(tmp_path: Path) -> None:
     deep = "".join("  " * level + f"- nível {level}\n" for level in range(15))
-    doc = load_md(tmp_path, f"# Guia\n\n{deep}\nDepois da lista: as vicunhas.\n\n## Próxima\n\nFim.\n")
+    text = f"# Guia\n\n{deep}\nDepois da lista: as vicunhas.\n\n## Próxima\n\nFim.\n"
+    doc = load_md(tmp_path, text)
     assert "  " * 14 + "- nível 14" in by_path(doc)[("Guia",)]
     assert "Depois da lista: as vicunhas." in by_path(doc)[("Guia",)]
     assert by_path(doc)[("Guia", "Próxima")] == "Fim."
