@@ -3,8 +3,8 @@
 argparse writes its own messages in English ("invalid int value", "unrecognized
 arguments") and answers a typo with the whole usage block. Here an error is one
 `docai: erro:` line, as docai's own errors are, plus where to find help. The English
-messages are matched by pattern, so one argparse does not word the same way is shown as
-it is rather than lost.
+messages are matched by pattern: one the table does not know (another Python version may
+word it differently) is shown as argparse wrote it, never lost.
 """
 
 from __future__ import annotations

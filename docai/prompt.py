@@ -14,8 +14,9 @@ A pure function of its inputs, so every rule below is testable with plain string
 - Budget: prompt + answer reserve + safety margin <= num_ctx, because Ollama silently cuts an
   over-long prompt from the *front*, i.e. exactly the rules. Lower-ranked passages are cut (at
   a token boundary) or dropped first; the rules are never touched; the question is shortened
-  only when it alone does not fit (its middle is replaced by a marker, keeping its start and
-  its end, where the actual request usually is).
+  only when it takes more than half the room (`MAX_QUESTION_SHARE`), so sources always fit
+  beside it (its middle is replaced by a marker, keeping its start and its end, where the
+  actual request usually is).
 """
 
 from __future__ import annotations

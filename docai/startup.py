@@ -5,6 +5,7 @@ and `/reindexar` cannot drift apart."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TextIO
 
 from docai.build import BuildReport, open_index
@@ -31,9 +32,8 @@ def open_retrieval(settings: Settings, err: TextIO, *, progress: bool = True) ->
     be refused, and the user should hear why once, not "not covered" at each question."""
     index, report = open_index(settings, progress=progress)
     print_index_notes(report, err)
-    if report.chunks == 0:
-        others = unsupported_suffixes(settings.docs_dir)
-        raise DocsFolderError(nothing_to_search(report, settings.docs_dir, others))
+    if (problem := empty_index_problem(report, settings.docs_dir)) is not None:
+        raise DocsFolderError(problem)
 
     def warn(line: str) -> None:
         err.write(line + "\n")
@@ -41,3 +41,10 @@ def open_retrieval(settings: Settings, err: TextIO, *, progress: bool = True) ->
 
     dense = open_dense(settings, index.chunks, progress=progress, warn=warn)
     return Opened(index, report, dense)
+
+
+def empty_index_problem(report: BuildReport, docs_dir: Path) -> str | None:
+    """Why an index without a single passage is of no use (None when it has some)."""
+    if report.chunks:
+        return None
+    return nothing_to_search(report, docs_dir, unsupported_suffixes(docs_dir))

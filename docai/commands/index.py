@@ -10,9 +10,9 @@ import sys
 
 from docai import messages
 from docai.build import open_index
-from docai.loading import unsupported_suffixes
-from docai.report import nothing_to_search, status_lines, summary_lines
+from docai.report import status_lines, summary_lines
 from docai.settings import Settings
+from docai.startup import empty_index_problem
 
 
 def run(settings: Settings) -> int:
@@ -21,9 +21,7 @@ def run(settings: Settings) -> int:
         print(line, file=sys.stderr)
     for line in summary_lines(report, settings.docs_dir, settings.resolved_cache_dir()):
         print(line)
-    if report.chunks == 0:
-        others = unsupported_suffixes(settings.docs_dir)
-        problem = nothing_to_search(report, settings.docs_dir, others)
+    if (problem := empty_index_problem(report, settings.docs_dir)) is not None:
         print(messages.ERROR_PREFIX.format(message=problem), file=sys.stderr)
         return 2
     return 0
