@@ -35,7 +35,7 @@ def _question_without_command(match: re.Match[str]) -> str | None:
 
 Render = Callable[[re.Match[str]], "str | None"]
 _TRANSLATIONS: tuple[tuple[re.Pattern[str], Render], ...] = (
-    (re.compile(r"argument COMANDO: invalid choice: (?P<value>'.*') \(choose from .*\)"),
+    (re.compile(r"argument COMANDO: invalid choice: (?P<value>(['\"]).*\2) \(choose from .*\)"),
      _question_without_command),
     (re.compile(r"argument (?P<name>\S+): (?P<rest>.*)", re.DOTALL),
      lambda m: messages.ARGS_ARGUMENT.format(name=m["name"], message=translate(m["rest"]))),

@@ -197,9 +197,9 @@ def _parse_all(
     size = max(1, min(32, len(rest) // (workers * 8)))
     with ProcessPoolExecutor(max_workers=workers, initializer=_leave_interrupts_to_parent) as pool:
         # Submitted before the bar starts its thread, so workers are forked without it.
-        batches = [pool.submit(_parse_batch, work, rest[i:i + size])
-                   for i in range(0, len(rest), size)]
         try:
+            batches = [pool.submit(_parse_batch, work, rest[i:i + size])
+                       for i in range(0, len(rest), size)]
             results = (item for batch in batches for item in batch.result())
             return [first, *_tracked(results, len(tasks), progress, done=1)]
         except BaseException:

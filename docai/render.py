@@ -177,6 +177,7 @@ class AnswerPrinter:
             self._write("\n")
 
     def _line(self, text: str) -> None:
+        self._clear_status()
         self._end_line()
         self._write(text + "\n")
 

@@ -86,7 +86,8 @@ class Settings:
             raise SettingsError(messages.BAD_READ_TIMEOUT.format(value=self.read_timeout))
         _check_choice("--backend", self.backend, ("ollama", "openai"))
         _check_choice("--retrieval", self.retrieval, ("hybrid", "tfidf", "bm25"))
-        _check_server_url("--ollama-url", self.ollama_url)
+        if self.backend == "ollama":  # a bad OLLAMA_HOST must not block --backend openai
+            _check_server_url("--ollama-url", self.ollama_url)
         if self.base_url is not None:
             _check_server_url("--base-url", self.base_url)
 

@@ -105,3 +105,25 @@ def test_a_slow_model_shows_a_waiting_line_and_ctrl_c_stops_cleanly(tmp_path: Pa
         child.close()
     assert child.exitstatus == 130
     assert REPLY not in child.before
+
+
+def test_a_replayed_answer_leaves_no_waiting_line(monkeypatch) -> None:
+    import io
+
+    from docai.answering import CacheReplay, Retrieved
+    from docai.llm.events import TextDelta
+    from docai.render import AnswerPrinter
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    out = Terminal()
+    printer = AnswerPrinter(out, io.StringIO(), show_thinking=False)
+    for event in (Retrieved(()), CacheReplay(), TextDelta("Resposta.")):
+        printer.show(event)
+    printer.finish()
+    shown = out.getvalue()
+    # the status line is erased before the replay note, not left above it
+    assert shown.index("\r\x1b[K") < shown.index("(resposta repetida do cache)")

@@ -44,6 +44,12 @@ def test_a_malformed_server_address_fails_at_once_naming_it(tmp_path: Path, url:
     assert time.monotonic() - started < 30  # no connection retries
 
 
+def test_a_bad_ollama_host_does_not_block_the_openai_backend(tmp_path: Path) -> None:
+    env_url = "ftp://nowhere"
+    result = run_docai(tmp_path, "search", "pip", "--backend", "openai", url=env_url)
+    assert result.returncode == 0, result.stderr
+
+
 def test_a_malformed_openai_base_url_fails_naming_it(tmp_path: Path) -> None:
     result = run_docai(tmp_path, "ask", QUESTION, "--backend", "openai", "--base-url", "localhost")
     assert result.returncode == 2

@@ -166,6 +166,14 @@ def test_an_html_page_is_read_in_the_charset_it_declares(
     assert codec in notice.message.lower()
 
 
+def test_a_markdown_file_quoting_a_meta_charset_is_not_read_in_it(tmp_path: Path) -> None:
+    text = '# Página\n\n```html\n<meta charset="koi8-r">\n```\n\nAção e café.\n'
+    path = write(tmp_path, "pagina.md", text.encode("cp1252"))
+    result = load_file(tmp_path, path)
+    assert result.document is not None
+    assert "Ação e café." in result.document.sections[0].text
+
+
 def test_terminal_escape_sequences_are_not_kept(tmp_path: Path) -> None:
     path = write(tmp_path, "saida.md", "# Saída\n\nErro em \x1b[31mvermelho\x1b[0m aqui.\n")
     result = load_file(tmp_path, path)

@@ -110,6 +110,14 @@ def test_generator_navigation_bars_and_footers_are_chrome(tmp_path: Path) -> Non
     assert [s.heading_path for s in doc.sections] == [("VACUUM",)]
 
 
+def test_sections_and_headings_named_like_chrome_are_content(tmp_path: Path) -> None:
+    doc = load_html(tmp_path, """<html><body><main><h1>Layout</h1>
+<section id="sidebar"><h2>Sidebar</h2><p>Configure the sidebar width.</p></section>
+<h2 id="footer">Footer</h2><p>The footer shows the copyright.</p></main></body></html>""")
+    assert "Configure the sidebar width." in all_text(doc)
+    assert ("Layout", "Footer") in [s.heading_path for s in doc.sections]
+
+
 def test_header_inside_article_is_content_not_chrome(tmp_path: Path) -> None:
     doc = load_html(
         tmp_path,

@@ -61,8 +61,9 @@ class Decoded:
         return _DISPLAY_NAMES.get(self.codec, self.codec)
 
 
-def decode(data: bytes) -> Decoded | None:
-    """Decode `data`, or return None when it is binary content behind a text extension."""
+def decode(data: bytes, *, html: bool = False) -> Decoded | None:
+    """Decode `data`, or return None when it is binary content behind a text extension.
+    Only an HTML page (`html`) is read in the charset its `<meta>` tag declares."""
     for bom, codec in _BOMS:
         if data.startswith(bom):
             try:
@@ -71,7 +72,7 @@ def decode(data: bytes) -> Decoded | None:
                 break  # a BOM followed by garbage: judge the bytes like any other file
     if looks_binary(data):
         return None
-    for codec in _candidates(data):
+    for codec in _candidates(data) if html else _STRICT_FALLBACKS:
         try:
             return Decoded(_normalise_newlines(data.decode(codec)), codec)
         except UnicodeDecodeError:
@@ -82,7 +83,8 @@ def decode(data: bytes) -> Decoded | None:
 def _candidates(data: bytes) -> list[str]:
     """Strict codecs to try in order: UTF-8, the page's declared charset, cp1252."""
     declared = declared_charset(data)
-    if declared is None or declared in _STRICT_FALLBACKS:
+    if declared is None or declared in _STRICT_FALLBACKS or declared.startswith("utf-"):
+        # Browsers read a declared UTF-16/32 page (with no BOM) as UTF-8 too.
         return list(_STRICT_FALLBACKS)
     return ["utf-8", declared, "cp1252"]
 

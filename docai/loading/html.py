@@ -39,6 +39,9 @@ _CHROME_CLASSES = frozenset({
     "navfooter", "nav",
 })
 _CHROME_IDS = frozenset({"hd", "ft", "footer", "sidebar"})
+# Only these elements are judged by class or id: generators build ids of sections and
+# headings from their titles, so a section titled "Footer" is content.
+_CHROME_CONTAINERS = frozenset({"div", "table", "span", "a", "ul"})
 _HEADINGS = {f"h{level}": level for level in range(1, 7)}
 _PARAGRAPH_TAGS = frozenset(
     {"p", "div", "section", "article", "main", "header", "footer", "aside", "blockquote",
@@ -232,6 +235,8 @@ def _is_chrome(tag: Tag) -> bool:
         return tag.find_parent(_SECTIONING) is None
     if tag.name == "aside":
         return tag.find_parent(("article", "main", "section")) is None
+    if tag.name not in _CHROME_CONTAINERS:  # a section or heading may be titled "Sidebar"
+        return False
     if str(tag.get("id", "")) in _CHROME_IDS:
         return True
     return not _CHROME_CLASSES.isdisjoint(tag.get_attribute_list("class"))

@@ -39,7 +39,7 @@ def read_text(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Decoded | Un
         return Unreadable(messages.LOAD_SKIP_READ_ERROR.format(reason=_describe(error)))
     if isinstance(data, Unreadable):
         return data
-    decoded = decode(data)
+    decoded = decode(data, html=path.suffix.lower() in (".html", ".htm"))
     if decoded is None:
         return Unreadable(messages.LOAD_SKIP_BINARY)
     if not decoded.text.strip():
