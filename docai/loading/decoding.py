@@ -72,7 +72,7 @@ def decode(data: bytes, *, html: bool = False) -> Decoded | None:
                 break  # a BOM followed by garbage: judge the bytes like any other file
     if looks_binary(data):
         return None
-    for codec in _candidates(data) if html else _STRICT_FALLBACKS:
+    for codec in _candidates(data, html):
         try:
             return Decoded(_normalise_newlines(data.decode(codec)), codec)
         except UnicodeDecodeError:
@@ -80,9 +80,9 @@ def decode(data: bytes, *, html: bool = False) -> Decoded | None:
     return Decoded(_normalise_newlines(data.decode("latin-1")), "latin-1")
 
 
-def _candidates(data: bytes) -> list[str]:
-    """Strict codecs to try in order: UTF-8, the page's declared charset, cp1252."""
-    declared = declared_charset(data)
+def _candidates(data: bytes, html: bool) -> list[str]:
+    """Strict codecs to try in order: UTF-8, an HTML page's declared charset, cp1252."""
+    declared = declared_charset(data) if html else None
     if declared is None or declared in _STRICT_FALLBACKS or declared.startswith("utf-"):
         # Browsers read a declared UTF-16/32 page (with no BOM) as UTF-8 too.
         return list(_STRICT_FALLBACKS)

@@ -30,26 +30,18 @@ def discover(root: Path) -> list[Path]:
     are kept even when broken, so `load_file` can tell the user why they were skipped.
     Sub-folders that cannot be listed are left out; only an unusable `root` is an error.
     """
-    found = [
-        (relative, root / relative)
-        for relative, entry in _walk(root)
-        if Path(entry.name).suffix.lower() in SUPPORTED_SUFFIXES and _is_file(entry)
-    ]
-    return [path for _, path in sorted(found)]
+    found = [relative for relative, suffix in _walk(root) if suffix in SUPPORTED_SUFFIXES]
+    return [root / relative for relative in sorted(found)]
 
 
 def unsupported_suffixes(root: Path) -> Counter[str]:
     """How many files of each unsupported suffix (".rst", ".png"; "" for none) `discover`
     passes over: what to tell a user whose folder holds no document docai reads."""
-    return Counter(
-        Path(entry.name).suffix.lower()
-        for _, entry in _walk(root)
-        if Path(entry.name).suffix.lower() not in SUPPORTED_SUFFIXES and _is_file(entry)
-    )
+    return Counter(suffix for _, suffix in _walk(root) if suffix not in SUPPORTED_SUFFIXES)
 
 
-def _walk(root: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
-    """(relative POSIX path, entry) of every non-folder entry `discover` may consider."""
+def _walk(root: Path) -> Iterator[tuple[str, str]]:
+    """(relative POSIX path, lower-case suffix) of every file `discover` may consider."""
     _check_root(root)
     visited: set[tuple[int, int]] = set()
     real: list[tuple[Path, str]] = [(root, "")]
@@ -61,7 +53,8 @@ def _walk(root: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
         for entry in _entries(folder, is_root=not prefix):
             relative = prefix + entry.name
             if not _is_dir(entry):
-                yield relative, entry
+                if _is_file(entry):
+                    yield relative, Path(entry.name).suffix.lower()
             elif not entry.name.startswith(".") and entry.name not in SKIPPED_DIR_NAMES:
                 queue = linked if entry.is_symlink() else real
                 queue.append((Path(entry.path), relative + "/"))
