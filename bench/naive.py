@@ -16,7 +16,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 
 from docai.chunking import chunk_document
 from docai.loading import discover, load_file
-from docai.models import Chunk
+from docai.records import Chunk
 from docai.settings import ChunkSettings
 
 

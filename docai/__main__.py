@@ -1,3 +1,3 @@
-from docai.cli import main
+from docai.cli.main import main
 
 raise SystemExit(main())

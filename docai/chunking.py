@@ -19,9 +19,9 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 
-from docai.models import Chunk, Document, Section, join_heading
+from docai.records import Chunk, Document, Section, join_heading
 from docai.settings import ChunkSettings
-from docai.tokens import count_tokens, get_encoding, token_offsets, truncate_to_tokens
+from docai.text.tokens import count_tokens, get_encoding, token_offsets, truncate_to_tokens
 
 # Natural boundaries, coarsest first. Every separator is whitespace (or empty, after CJK
 # sentence marks), so text dropped between two slices is never anything but whitespace.

@@ -32,7 +32,7 @@ BAD_SERVER_URL = (
     "{option}: endereço inválido {url!r}; use http://HOST:PORTA, ex.: http://127.0.0.1:11434 "
     "(OLLAMA_HOST também aceita HOST:PORTA)"
 )
-# argparse's own messages, translated (docai/arguments.py)
+# argparse's own messages, translated (docai/cli/arguments.py)
 ARGS_USAGE_PREFIX = "uso: "
 ARGS_POSITIONALS_TITLE = "argumentos"
 ARGS_OPTIONS_TITLE = "opções"
@@ -152,7 +152,7 @@ LLM_MALFORMED = (
     "O endereço aponta mesmo para o servidor do modelo?"
 )
 
-# --- cache, build, `docai index`, `docai search` (docai/cache.py, build.py, commands/) ------
+# --- cache, build, `docai index`, `docai search` (docai/index/, docai/cli/commands/) ------
 PROGRESS_PARSING = "Lendo documentos"
 CACHE_REBUILT = "índice salvo descartado ({reason}); reconstruindo."
 CACHE_REBUILD_ASKED = "--rebuild pedido"
@@ -209,7 +209,7 @@ SEARCH_NO_INPUT = (
     'ex.: docai search "num_ctx" ou echo "num_ctx" | docai search'
 )
 
-# --- answering, REPL and `docai ask` (docai/answering.py, repl*.py, render.py, commands/ask.py)
+# --- answering, REPL and `docai ask` (docai/answer/, docai/cli/)
 ANSWER_PASSAGES_TRIMMED = (
     "{count} de {total} trecho(s) foram cortados ou deixados de fora para caber na janela de "
     "contexto ({num_ctx} tokens); aumente --num-ctx ou diminua -k"
@@ -296,7 +296,7 @@ REPL_MODEL_CURRENT = "Modelo atual: {model}; troque com /modelo NOME (ex.: /mode
 REPL_BAD_MODEL = "nome de modelo inválido: {value!r}; use um só nome, ex.: /modelo llama3.2"
 REPL_REINDEXED = "Índice atualizado: {files} arquivo(s), {chunks} trecho(s)."
 
-# --- evaluation, `docai eval` (docai/evaluation.py, commands/evaluate.py) --------------------
+# --- evaluation, `docai eval` (docai/retrieval/evaluation.py, docai/cli/commands/evaluate.py) --------------------
 EVAL_FILE_UNREADABLE = "não consigo ler o arquivo de perguntas {file}: {reason}"
 EVAL_BAD_LINE = "{file}, linha {line}: {problem}"
 EVAL_BAD_JSON = "JSON inválido ({reason}); cada linha deve ser um objeto JSON"
@@ -327,7 +327,7 @@ EVAL_FALLBACKS = (
 )
 EVAL_MISSES = "Sem acerto nos 10 primeiros: {ids}"
 
-# --- dense retrieval, --embed-model (docai/dense.py, docai/embedding_store.py) ---------------
+# --- dense retrieval, --embed-model (docai/retrieval/dense.py, docai/index/vector_store.py) ---------------
 DENSE_PROGRESS = "Calculando embeddings"
 DENSE_STORE_REBUILT = "vetores salvos de {model} descartados ({reason}); calculando de novo."
 DENSE_STORE_CORRUPT = "{file} corrompido ou truncado"

@@ -81,14 +81,14 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from fetch_eval_docs import ALL_DOCS, DATA_DIR, FetchError, fetch  # noqa: E402
 
-from docai import evaluation  # noqa: E402
-from docai.build import open_index  # noqa: E402
-from docai.commands.evaluate import load_questions  # noqa: E402
-from docai.evaluation import Question, Summary  # noqa: E402
-from docai.index import DEFAULT_MIN_RELEVANCE, SearchIndex  # noqa: E402
-from docai.models import Chunk, Hit  # noqa: E402
-from docai.prompt import prompt_budget  # noqa: E402
-from docai.retrieval import (  # noqa: E402
+from docai.retrieval import evaluation  # noqa: E402
+from docai.index.build import open_index  # noqa: E402
+from docai.cli.commands.evaluate import load_questions  # noqa: E402
+from docai.retrieval.evaluation import Question, Summary  # noqa: E402
+from docai.retrieval.search_index import DEFAULT_MIN_RELEVANCE, SearchIndex  # noqa: E402
+from docai.records import Chunk, Hit  # noqa: E402
+from docai.answer.prompt import prompt_budget  # noqa: E402
+from docai.retrieval.verdict import (  # noqa: E402
     DEFAULT_MIN_FILE_COVERAGE,
     NotCovered,
     Passages,

@@ -12,9 +12,9 @@ from docai import messages
 from docai.chunking import chunk_document, header_line, plan_section
 from docai.errors import SettingsError
 from docai.loading import discover, load_file
-from docai.models import Document, Section
+from docai.records import Document, Section
 from docai.settings import ChunkSettings
-from docai.tokens import count_tokens
+from docai.text.tokens import count_tokens
 
 WORDS = [
     "configuração", "índice", "ação", "você", "não", "docai", "BM25", "os.path.join",

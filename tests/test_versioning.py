@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from docai.analysis import ANALYZER_VERSION
+from docai.text.analysis import ANALYZER_VERSION
 from docai.loading import PARSER_VERSION
 from docai.versioning import code_version
 

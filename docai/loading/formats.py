@@ -9,7 +9,7 @@ from types import MappingProxyType
 from docai.loading.html import parse_html
 from docai.loading.markdown import parse_markdown
 from docai.loading.text import parse_text
-from docai.models import Section
+from docai.records import Section
 from docai.versioning import code_version
 
 Parser = Callable[[str, str], tuple[str, tuple[Section, ...]]]

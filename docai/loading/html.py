@@ -13,7 +13,7 @@ from bs4 import BeautifulSoup, NavigableString, Tag
 from bs4.element import PreformattedString
 
 from docai.loading.outline import Block, Heading, build_sections
-from docai.models import Section
+from docai.records import Section
 
 # Never prose: code, media, hidden templates, metadata.
 _DROPPED_TAGS = frozenset(

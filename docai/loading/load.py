@@ -9,7 +9,7 @@ from pathlib import Path
 from docai import messages
 from docai.loading.formats import parser_for
 from docai.loading.reading import DEFAULT_MAX_BYTES, Unreadable, read_text
-from docai.models import Document, Notice, Skipped
+from docai.records import Document, Notice, Skipped
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from docai.loading.html import html_events
 from docai.loading.markdown_blocks import unfold_blocks
 from docai.loading.outline import Block, Heading, build_sections
 from docai.loading.text import parse_text
-from docai.models import Section
+from docai.records import Section
 
 _LIST_INDENT = "  "
 # markdown-it's limit on nested blocks (its default, 20, is reached by a list ten levels

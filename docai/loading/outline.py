@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from docai.models import Section
+from docai.records import Section
 
 BLOCK_SEPARATOR = "\n\n"
 

@@ -6,7 +6,7 @@ would invent a structure the author never wrote, so the text is kept as it is.
 
 from __future__ import annotations
 
-from docai.models import Section
+from docai.records import Section
 
 
 def parse_text(text: str, stem: str) -> tuple[str, tuple[Section, ...]]:

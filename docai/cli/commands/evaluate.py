@@ -1,0 +1,102 @@
+"""`docai eval QA.jsonl`: measure retrieval against questions with known answers.
+
+Reads the QA file first (a malformed file fails before any indexing), opens the index the
+way every command does, then judges each question exactly as `docai ask` would (same
+method, same relevance bars: answer from passages, fall back to one file, or refuse) and
+prints hit@1/3/10, MRR@10, the refusal and the fallback counts.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from docai import messages
+from docai.retrieval import evaluation
+from docai.retrieval.evaluation import K_VALUES, QAFileError, Question, Scores, Summary
+from docai.retrieval.search_index import DEFAULT_MIN_RELEVANCE
+from docai.retrieval.verdict import retrieve_as_configured, search
+from docai.settings import Settings
+from docai.cli.startup import open_retrieval
+
+
+def run(settings: Settings, qa_file: Path) -> int:
+    questions = load_questions(qa_file)
+    opened = open_retrieval(settings, sys.stderr, progress=not settings.json_output)
+    index, dense = opened.index, opened.dense
+    outcomes = evaluation.evaluate(
+        questions,
+        lambda question, k: search(index, question, k, min_score=0.0, dense=dense),
+        lambda question: retrieve_as_configured(index, question, settings, dense),
+    )
+    summary = evaluation.summarise(outcomes)
+    min_score = DEFAULT_MIN_RELEVANCE if settings.min_score is None else settings.min_score
+    if settings.json_output:
+        figures = {
+            "file": str(qa_file),
+            "docs": str(settings.docs_dir),
+            "retrieval": settings.retrieval,
+            "min_score": min_score,
+            **evaluation.summary_json(summary),
+        }
+        print(json.dumps(figures, ensure_ascii=False))
+    else:
+        header = messages.EVAL_TITLE.format(
+            file=qa_file, questions=len(questions), covered=summary.refusals.covered
+        )
+        settings_line = messages.EVAL_SETTINGS.format(
+            docs=settings.docs_dir, method=settings.retrieval, min_score=f"{min_score:g}"
+        )
+        print("\n".join([header, settings_line, "", *table_lines(summary)]))
+    return 0
+
+
+def load_questions(qa_file: Path) -> tuple[Question, ...]:
+    try:
+        text = qa_file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        problem = messages.EVAL_FILE_UNREADABLE.format(file=qa_file, reason=reason)
+        raise QAFileError(problem) from None
+    return evaluation.parse_questions(text.splitlines(), str(qa_file))
+
+
+def table_lines(summary: Summary) -> list[str]:
+    """The pt-BR table: one row overall, per type, per language; then refusals and misses."""
+    lines: list[str] = []
+    if summary.overall.questions:
+        rows = [(messages.EVAL_OVERALL, summary.overall)]
+        rows += [(messages.EVAL_TYPE.format(name=name), s) for name, s in summary.by_type]
+        rows += [(messages.EVAL_LANG.format(name=name), s) for name, s in summary.by_lang]
+        width = max(len(messages.EVAL_HEADER), *(len(name) for name, _ in rows))
+        columns = [messages.EVAL_QUESTIONS, *(f"hit@{k}" for k in K_VALUES), "MRR@10"]
+        lines.append(f"{messages.EVAL_HEADER:<{width}}  " + "  ".join(columns))
+        lines += [_row(name, scores, width, columns) for name, scores in rows]
+    else:
+        lines.append(messages.EVAL_NO_COVERED)
+    refusals = summary.refusals
+    lines += [
+        "",
+        messages.EVAL_VERDICT_REFUSALS,
+        messages.EVAL_UNCOVERED_REFUSED.format(
+            refused=refusals.uncovered_refused, total=refusals.uncovered
+        ),
+        messages.EVAL_COVERED_REFUSED.format(
+            refused=refusals.covered_refused, total=refusals.covered
+        ),
+        messages.EVAL_FALLBACKS.format(
+            covered=refusals.covered_fallback, uncovered=refusals.uncovered_fallback
+        ),
+    ]
+    if summary.misses:
+        lines += ["", messages.EVAL_MISSES.format(ids=", ".join(summary.misses))]
+    return lines
+
+
+def _row(name: str, scores: Scores, width: int, columns: list[str]) -> str:
+    values = [str(scores.questions), *(f"{h:.2f}" for h in scores.hits), f"{scores.mrr:.2f}"]
+    cells = "  ".join(
+        value.rjust(len(column)) for value, column in zip(values, columns, strict=True)
+    )
+    return f"{name:<{width}}  {cells}"

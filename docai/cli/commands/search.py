@@ -1,0 +1,86 @@
+"""`docai search`: show the passages retrieval finds, without calling the model.
+
+With `--json`, stdout carries only JSON (one object, or one per line when questions come
+from stdin), so scripts and the evaluation can consume it; everything else goes to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from collections.abc import Iterator
+from typing import Any
+
+from docai import messages
+from docai.errors import DocaiError
+from docai.records import Hit
+from docai.cli.render import snippet
+from docai.retrieval.verdict import search
+from docai.settings import Settings
+from docai.cli.startup import open_retrieval
+
+# A question echoed back ("no passage for: ...") is shortened to this many characters.
+ECHO_WIDTH = 120
+
+
+def run(settings: Settings, question: str | None) -> int:
+    if question is None and sys.stdin is None:
+        raise DocaiError(messages.SEARCH_NO_INPUT)
+    if question is not None and not question.strip():
+        raise DocaiError(messages.SEARCH_EMPTY_QUESTION)
+    opened = open_retrieval(settings, sys.stderr)
+    if question is None and sys.stdin.isatty():
+        print(messages.SEARCH_TYPE_QUESTIONS, file=sys.stderr, flush=True)
+    questions = [question] if question is not None else _stdin_questions()
+    for position, query in enumerate(questions):
+        hits = search(opened.index, query, settings.top_k, settings.min_score, opened.dense)
+        if settings.json_output:
+            print(json.dumps(as_json(query, hits), ensure_ascii=False), flush=True)
+        else:
+            header = question is None
+            print(_human(query, hits, header=header, first=position == 0), flush=True)
+    return 0
+
+
+def as_json(query: str, hits: list[Hit]) -> dict[str, Any]:
+    """The `--json` schema: sources relative to the docs folder with '/', best hit first."""
+    return {
+        "query": query,
+        "results": [
+            {
+                "source": hit.chunk.source,
+                "heading": hit.chunk.heading,
+                "text": hit.chunk.text,
+                "score": float(hit.score),
+                "chunk": hit.chunk.ordinal,
+            }
+            for hit in hits
+        ],
+    }
+
+
+def _human(query: str, hits: list[Hit], *, header: bool, first: bool) -> str:
+    lines = [] if first else [""]
+    echoed = textwrap.shorten(query, width=ECHO_WIDTH, placeholder=" …")
+    if header:
+        lines.append(messages.SEARCH_QUERY_HEADER.format(query=echoed))
+    if not hits:
+        lines.append(messages.SEARCH_NO_RESULTS.format(query=echoed))
+    for rank, hit in enumerate(hits, start=1):
+        chunk = hit.chunk
+        lines.append(
+            messages.SEARCH_HIT.format(
+                rank=rank, score=hit.score, source=chunk.source,
+                heading=chunk.heading or chunk.source, chunk=chunk.ordinal,
+            )
+        )
+        lines += ["   " + line for line in snippet(chunk.text)]
+    return "\n".join(lines)
+
+
+def _stdin_questions() -> Iterator[str]:
+    """One question per non-blank line, read lazily so answers stream as lines arrive."""
+    for line in sys.stdin:
+        if line.strip():
+            yield line.strip()

@@ -1,0 +1,211 @@
+"""Show answer events on a terminal (or a pipe): streamed text, dimmed thinking, sources after.
+
+Shared by the REPL and `docai ask` so both look the same. Every delta is written and flushed
+as it arrives, so the user reads the answer while it is generated. Colour codes are only
+written to a terminal, and never when NO_COLOR is set (https://no-color.org).
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from typing import TextIO
+
+from docai import messages
+from docai.answer.answerer import (
+    AnswerEvent,
+    AnswerWarning,
+    CacheReplay,
+    ModelFailed,
+    NotCovered,
+    Retrieved,
+)
+from docai.index.build import BuildReport
+from docai.llm.events import TextDelta, ThinkingDelta
+from docai.records import Hit
+from docai.cli.report import status_lines, update_line
+from docai.retrieval.verdict import Fallback
+
+SNIPPET_WIDTH = 96
+SNIPPET_LINES = 2
+
+DIM = "\x1b[2m"
+RESET = "\x1b[0m"
+ERASE_LINE = "\r\x1b[K"
+
+
+def source_label(hit: Hit) -> str:
+    """`file > heading path`, the way sources are cited after an answer."""
+    chunk = hit.chunk
+    return f"{chunk.source} > {chunk.heading}" if chunk.heading else chunk.source
+
+
+def snippet(text: str, lines: int = SNIPPET_LINES) -> list[str]:
+    """The chunk's body (its heading line dropped), whitespace folded, in at most `lines`
+    lines of `SNIPPET_WIDTH` characters."""
+    body = " ".join(text.split("\n", 1)[-1].split())
+    short = textwrap.shorten(body, width=SNIPPET_WIDTH * lines, placeholder=" …")
+    return textwrap.wrap(short, width=SNIPPET_WIDTH)[:lines]
+
+
+def wants_color(stream: TextIO) -> bool:
+    return stream.isatty() and "NO_COLOR" not in os.environ
+
+
+class AnswerPrinter:
+    """Renders the events of one answer and remembers what `/fontes` and exit codes need."""
+
+    def __init__(
+        self, out: TextIO, err: TextIO, *, show_thinking: bool, english: bool = False
+    ) -> None:
+        self._out = out
+        self._err = err
+        self._show_thinking = show_thinking
+        self._english = english
+        self._color = wants_color(out)
+        self._thinking_shown = False
+        self._status_line = ""  # the status line shown, if any
+        self._text_started = False
+        self._at_line_start = True
+        self.sources: tuple[Hit, ...] = ()
+        self.fallback_source: str | None = None
+        self.failed = False
+
+    def show(self, event: AnswerEvent) -> None:
+        if isinstance(event, Retrieved):
+            self.sources = event.hits
+            self._status(messages.ANSWER_WAITING)
+        elif isinstance(event, Fallback):
+            self.fallback_source = event.source
+            self._line(self._dim(messages.ANSWER_FALLBACK.format(source=event.source)))
+            self._status(messages.ANSWER_WAITING)
+        elif isinstance(event, NotCovered):
+            # docai's own answer: in the question's language, like the model's answers.
+            self._line(messages.ANSWER_NOT_COVERED_EN if self._english
+                       else messages.ANSWER_NOT_COVERED)
+        elif isinstance(event, CacheReplay):
+            self._line(self._dim(messages.ANSWER_FROM_CACHE))
+        elif isinstance(event, AnswerWarning):
+            self._clear_status()
+            self._end_line()
+            self._say(messages.ANSWER_WARNING.format(message=event.message))
+        elif isinstance(event, ThinkingDelta):
+            self._thinking(event.text)
+        elif isinstance(event, TextDelta):
+            self._text(event.text)
+        elif isinstance(event, ModelFailed):
+            self._failed(event)
+
+    def finish(self) -> None:
+        """End the answer's line and list its sources."""
+        self._clear_status()
+        self._end_line()
+        if self.failed or not self._text_started:
+            return
+        if self.sources:
+            self._write("\n" + messages.ANSWER_SOURCES_HEADER + "\n")
+            for number, hit in enumerate(self.sources, start=1):
+                label = source_label(hit)
+                self._write(messages.ANSWER_SOURCE_LINE.format(number=number, label=label) + "\n")
+        elif self.fallback_source:
+            self._write("\n" + messages.ANSWER_FALLBACK_SOURCE.format(source=self.fallback_source))
+            self._write("\n")
+
+    def interrupted(self) -> None:
+        self._clear_status()
+        self._end_line()
+        self._line(self._dim(messages.ANSWER_INTERRUPTED))
+
+    def _thinking(self, text: str) -> None:
+        if self._text_started:
+            return
+        if self._show_thinking:
+            self._clear_status()
+            self._thinking_shown = True
+            self._write(self._dim(text))
+        elif self._status_line != messages.ANSWER_THINKING:
+            # A hidden reasoning phase can last a while; say so instead of looking frozen.
+            self._status(messages.ANSWER_THINKING)
+
+    def _text(self, text: str) -> None:
+        if not self._text_started:
+            # Reasoning models start their answer with blank lines; they are noise here.
+            text = text.lstrip()
+            if not text:
+                return
+            self._clear_status()
+            if self._thinking_shown:
+                self._end_line()
+                self._write("\n")
+            self._text_started = True
+        self._write(text)
+
+    def _failed(self, event: ModelFailed) -> None:
+        self.failed = True
+        self._clear_status()
+        self._end_line()
+        if not event.passages:
+            self._say(messages.ANSWER_MODEL_FAILED_MIDWAY.format(error=event.error))
+            return
+        self._say(messages.ANSWER_MODEL_FAILED.format(error=event.error))
+        self.sources = event.passages
+        self._write(messages.ANSWER_EXTRACTIVE_HEADER + "\n")
+        for number, hit in enumerate(event.passages, start=1):
+            label = messages.ANSWER_SOURCE_LINE.format(number=number, label=source_label(hit))
+            # The label already names the heading path the passage text starts with.
+            body = hit.chunk.text.strip().removeprefix(hit.chunk.heading).strip()
+            self._write(f"\n{label.strip()}\n{body}\n")
+
+    def _status(self, text: str) -> None:
+        """A dimmed line saying what docai waits for, replaced by the next one or erased by
+        the answer; only on a terminal (a pipe would keep it)."""
+        if not self._color:
+            return
+        self._clear_status()
+        self._end_line()
+        self._status_line = text
+        self._write(self._dim(text))
+
+    def _clear_status(self) -> None:
+        if self._status_line:
+            self._status_line = ""
+            self._write(ERASE_LINE)
+            self._at_line_start = True
+
+    def _end_line(self) -> None:
+        if not self._at_line_start:
+            self._write("\n")
+
+    def _line(self, text: str) -> None:
+        self._clear_status()
+        self._end_line()
+        self._write(text + "\n")
+
+    def _say(self, text: str) -> None:
+        """A note for the user on stderr, so stdout carries only the answer when piped."""
+        self._out.flush()
+        self._err.write(text + "\n")
+        self._err.flush()
+
+    def _dim(self, text: str) -> str:
+        return f"{DIM}{text}{RESET}" if self._color else text
+
+    def _write(self, text: str) -> None:
+        if not text:
+            return
+        self._out.write(text)
+        self._out.flush()
+        self._at_line_start = text.endswith("\n") or text.endswith(ERASE_LINE)
+
+
+def print_index_notes(report: BuildReport, err: TextIO) -> None:
+    """What the user should know after opening the index: a rebuilt or unsaved cache, files
+    re-read, files skipped (`docai index` lists why)."""
+    notes = status_lines(report)
+    if (update := update_line(report)) is not None:
+        notes.append(update)
+    if report.skipped:
+        notes.append(messages.SEARCH_SKIPPED.format(count=len(report.skipped)))
+    for line in notes:
+        err.write(line + "\n")
+    err.flush()

@@ -1,0 +1,137 @@
+"""The REPL's slash commands (/ajuda, /fontes, /pensamento, /k, /modelo, /reindexar).
+
+Each command reads or changes the `Session` of one REPL run and prints a short pt-BR reply.
+Settings stay frozen: a command that changes one derives new Settings with
+`dataclasses.replace` and hands them to the Answerer, which keeps its caches (their keys
+include k and the model) unless the index itself changed.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TextIO
+
+from docai import messages
+from docai.answer.answerer import Answerer
+from docai.errors import DocaiError
+from docai.llm.base import make_backend
+from docai.cli.render import AnswerPrinter, snippet, source_label
+from docai.settings import MAX_TOP_K
+from docai.cli.startup import open_retrieval
+
+
+@dataclass(slots=True)
+class Session:
+    """The mutable state of one REPL run (never module-level)."""
+
+    answerer: Answerer
+    show_thinking: bool
+    out: TextIO
+    interactive: bool
+    last_answer: AnswerPrinter | None = None
+    model_failed: bool = False
+
+
+def run_command(line: str, session: Session) -> None:
+    """Execute `/name args`; an unknown name lists the commands."""
+    name, _, argument = line.strip().partition(" ")
+    handler = COMMANDS.get(name.casefold())
+    if handler is None:
+        _say(session, messages.REPL_UNKNOWN_COMMAND.format(command=name))
+        return
+    handler(session, argument.strip())
+
+
+def _help(session: Session, _argument: str) -> None:
+    settings = session.answerer.settings
+    thinking = messages.REPL_SHOWN if session.show_thinking else messages.REPL_HIDDEN
+    _say(
+        session,
+        messages.REPL_HELP.format(
+            thinking=thinking, k=settings.top_k, max_k=MAX_TOP_K, model=settings.model
+        ),
+    )
+
+
+def _sources(session: Session, _argument: str) -> None:
+    last = session.last_answer
+    if last is not None and last.sources:
+        for number, hit in enumerate(last.sources, start=1):
+            preview = " ".join(snippet(hit.chunk.text, lines=1))
+            line = messages.REPL_SOURCE_DETAIL.format(
+                number=number, label=source_label(hit), preview=preview
+            )
+            _say(session, line)
+    elif last is not None and last.fallback_source:
+        _say(session, messages.ANSWER_FALLBACK_SOURCE.format(source=last.fallback_source))
+    elif last is not None:
+        _say(session, messages.REPL_LAST_WITHOUT_SOURCES)
+    else:
+        _say(session, messages.REPL_NO_SOURCES)
+
+
+def _toggle_thinking(session: Session, _argument: str) -> None:
+    session.show_thinking = not session.show_thinking
+    shown = session.show_thinking
+    _say(session, messages.REPL_THINKING_ON if shown else messages.REPL_THINKING_OFF)
+
+
+def _top_k(session: Session, argument: str) -> None:
+    answerer = session.answerer
+    if not argument:
+        _say(session, messages.REPL_K_CURRENT.format(k=answerer.settings.top_k, max_k=MAX_TOP_K))
+        return
+    try:
+        k = int(argument)
+    except ValueError:
+        k = 0
+    if not 1 <= k <= MAX_TOP_K:
+        _say(session, messages.REPL_BAD_K.format(max_k=MAX_TOP_K, value=argument))
+        return
+    answerer.reconfigure(replace(answerer.settings, top_k=k), answerer.backend)
+    _say(session, messages.REPL_K_SET.format(k=k))
+
+
+def _model(session: Session, argument: str) -> None:
+    answerer = session.answerer
+    if not argument:
+        _say(session, messages.REPL_MODEL_CURRENT.format(model=answerer.settings.model))
+        return
+    if len(argument.split()) != 1:
+        _say(session, messages.REPL_BAD_MODEL.format(value=argument))
+        return
+    settings = replace(answerer.settings, model=argument)
+    answerer.reconfigure(settings, make_backend(settings))
+    _say(session, messages.REPL_MODEL_SET.format(model=argument))
+
+
+def _reindex(session: Session, _argument: str) -> None:
+    answerer = session.answerer
+    try:
+        opened = open_retrieval(answerer.settings, sys.stderr)
+    except DocaiError as error:
+        # e.g. the docs folder was moved away: keep answering from the index we have.
+        _say(session, messages.ERROR_PREFIX.format(message=error))
+        return
+    answerer.replace_index(opened.index, opened.dense)
+    session.last_answer = None
+    report = opened.report
+    _say(session, messages.REPL_REINDEXED.format(files=report.files, chunks=report.chunks))
+
+
+def _say(session: Session, text: str) -> None:
+    session.out.write(text + "\n")
+    session.out.flush()
+
+
+COMMANDS: dict[str, Callable[[Session, str], None]] = {
+    "/ajuda": _help,
+    "/help": _help,
+    "/fontes": _sources,
+    "/pensamento": _toggle_thinking,
+    "/k": _top_k,
+    "/modelo": _model,
+    "/reindexar": _reindex,
+}

@@ -1,0 +1,81 @@
+"""Turn a BuildReport into the pt-BR lines the commands print (pure: no I/O here)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from docai import messages
+from docai.index.build import BuildReport
+
+# How many kinds of unsupported files the "no documents" message names.
+LISTED_KINDS = 5
+
+
+def status_lines(report: BuildReport) -> list[str]:
+    """One line each for a discarded cache and an unsaved cache."""
+    return [line for line in (report.cache_status, report.cache_warning) if line]
+
+
+def nothing_to_search(report: BuildReport, docs_dir: Path, others: Counter[str]) -> str:
+    """Why an index without chunks is of no use: no supported file at all (naming the
+    kinds of file the folder does hold, most common first), or none with text."""
+    if report.skipped:
+        return messages.NO_TEXT_IN_DOCUMENTS.format(count=len(report.skipped), path=docs_dir)
+    kinds = ", ".join(
+        messages.NO_DOCUMENTS_KIND.format(
+            count=count, suffix=suffix or messages.NO_DOCUMENTS_NO_SUFFIX
+        )
+        for suffix, count in sorted(others.items(), key=lambda item: (-item[1], item[0]))[
+            :LISTED_KINDS
+        ]
+    )
+    found = messages.NO_DOCUMENTS_FOUND.format(kinds=kinds) if kinds else ""
+    return messages.NO_DOCUMENTS.format(path=docs_dir, found=found)
+
+
+def summary_lines(report: BuildReport, docs_dir: Path, cache_dir: Path) -> list[str]:
+    """The full account `docai index` gives: counts, changes, skipped files, notices, times."""
+    timings = report.timings
+    lines = [
+        messages.INDEX_SUMMARY.format(
+            files=report.files, path=docs_dir, sections=report.sections,
+            chunks=report.chunks, tokens=report.tokens,
+        ),
+        messages.INDEX_CHANGES.format(
+            new=report.new, changed=report.changed, removed=report.removed,
+            unchanged=report.unchanged,
+        ),
+    ]
+    if report.skipped:
+        lines.append(messages.INDEX_SKIPPED_HEADER.format(count=len(report.skipped)))
+        lines += [
+            messages.INDEX_SKIPPED_LINE.format(source=item.source, reason=item.reason)
+            for item in report.skipped
+        ]
+    if report.notices:
+        lines.append(messages.INDEX_NOTICES_HEADER.format(count=len(report.notices)))
+        lines += [
+            messages.INDEX_NOTICE_LINE.format(source=item.source, message=item.message)
+            for item in report.notices
+        ]
+    lines.append(
+        messages.INDEX_TIMINGS.format(
+            scan=timings.scan, parse=timings.parse, index=timings.index, save=timings.save,
+            total=timings.scan + timings.parse + timings.index + timings.save,
+        )
+    )
+    lines.append(messages.INDEX_CACHE_AT.format(path=cache_dir))
+    return lines
+
+
+def update_line(report: BuildReport) -> str | None:
+    """A short note when files were (re)read, for commands that are not about the index.
+
+    None when nothing was indexed: "the folder has no documents" already says it all, and
+    counting skipped files as "new" would contradict it."""
+    if report.chunks == 0 or not (report.new or report.changed or report.removed):
+        return None
+    return messages.SEARCH_UPDATED.format(
+        new=report.new, changed=report.changed, removed=report.removed
+    )

@@ -1,0 +1,50 @@
+"""What every command opens first: the index (telling the user what changed) and, when
+`--embed-model` is set, the dense ranking. One place, so `ask`, `search`, `eval`, the REPL
+and `/reindexar` cannot drift apart."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from docai.index.build import BuildReport, open_index
+from docai.retrieval.dense import DenseRanking, open_dense
+from docai.errors import DocsFolderError
+from docai.retrieval.search_index import SearchIndex
+from docai.loading import unsupported_suffixes
+from docai.cli.render import print_index_notes
+from docai.cli.report import nothing_to_search
+from docai.settings import Settings
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    index: SearchIndex
+    report: BuildReport
+    dense: DenseRanking | None
+
+
+def open_retrieval(settings: Settings, err: TextIO, *, progress: bool = True) -> Opened:
+    """Open (build or update) the index; notes and warnings go to `err`.
+
+    Raises DocsFolderError when the folder yields no passage at all: every question would
+    be refused, and the user should hear why once, not "not covered" at each question."""
+    index, report = open_index(settings, progress=progress)
+    print_index_notes(report, err)
+    if (problem := empty_index_problem(report, settings.docs_dir)) is not None:
+        raise DocsFolderError(problem)
+
+    def warn(line: str) -> None:
+        err.write(line + "\n")
+        err.flush()
+
+    dense = open_dense(settings, index.chunks, progress=progress, warn=warn)
+    return Opened(index, report, dense)
+
+
+def empty_index_problem(report: BuildReport, docs_dir: Path) -> str | None:
+    """Why an index without a single passage is of no use (None when it has some)."""
+    if report.chunks:
+        return None
+    return nothing_to_search(report, docs_dir, unsupported_suffixes(docs_dir))

@@ -1,0 +1,381 @@
+"""The on-disk index cache: `manifest.json` (what was indexed, from which bytes) + `arrays.npz`.
+
+Why two files: per-file bookkeeping is naturally JSON, while the term-count matrix, its
+TF-IDF idf and the chunks (texts, heading paths, ordinals, token counts) are bulk data: they
+go to an `.npz` read with `allow_pickle=False`, texts as one UTF-8 buffer with offsets, so a
+warm start reads them in one copy instead of parsing 100k JSON strings into objects
+(`ChunkTable`). The idf is stored, although the counts determine it, because computing it
+takes scikit-learn, whose import alone costs a warm start about a second.
+The zip's CRC-32 of every array catches damaged bytes. A random `generation` id written
+into both files lets a reader notice a pair that comes from two different writes. Anything
+unexpected raises `CacheError`: the caller rebuilds, it never trusts a half-valid cache.
+
+Writes are atomic (temp file in the same folder, fsync, `os.replace`; arrays first, manifest
+last) and serialised by an exclusive `flock`; readers take a shared lock, so a reader never
+sees the arrays of one write with the manifest of another.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import tempfile
+import uuid
+import zipfile
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from itertools import accumulate
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from docai import __version__, messages
+from docai.index.chunk_table import ChunkTable, Strings
+from docai.errors import CacheError
+
+# 3: chunks moved from the manifest to arrays.npz; files stored column-wise.
+# 4: the TF-IDF idf stored in arrays.npz.
+FORMAT_VERSION = 4
+MANIFEST_NAME = "manifest.json"
+ARRAYS_NAME = "arrays.npz"
+LOCK_NAME = "lock"
+# The manifest's per-file columns and the JSON type of their items ("skipped" is str or
+# null; "chunks" counts a file's rows, which follow one another in file order).
+FILE_COLUMNS: dict[str, type] = {
+    "source": str, "sha256": str, "size": int, "mtime_ns": int, "sections": int,
+    "chunks": int, "notices": list,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class CacheKey:
+    """Everything that shapes the stored counts; a cache built under another key is stale."""
+
+    max_tokens: int
+    overlap_tokens: int
+    encoding: str
+    parser_version: str
+    analyzer_version: str
+    docai_version: str = __version__
+
+    def difference(self, other: CacheKey) -> str:
+        """Name the first field that differs, for the one-line 'rebuilt because' message."""
+        for name in self.__slots__:
+            mine, theirs = getattr(self, name), getattr(other, name)
+            if mine != theirs:
+                return messages.CACHE_SETTING_CHANGED.format(name=name, old=theirs, new=mine)
+        return ""
+
+
+@dataclass(frozen=True, slots=True)
+class FileEntry:
+    """One discovered file as last indexed. `rows` is the half-open range of its chunks'
+    rows in the matrix and the chunk table."""
+
+    source: str
+    sha256: str
+    size: int
+    mtime_ns: int
+    sections: int
+    rows: tuple[int, int]
+    skipped: str | None
+    notices: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CachedIndex:
+    """A whole index as stored: files in order, their chunks, the chunks' term counts and
+    the counts' idf (`scoring.smooth_idf`, float64, one per vocabulary term)."""
+
+    key: CacheKey
+    files: tuple[FileEntry, ...]
+    vocabulary: tuple[str, ...]
+    counts: sp.csr_matrix
+    chunks: ChunkTable
+    idf: np.ndarray
+
+
+def load(directory: Path, key: CacheKey) -> CachedIndex | None:
+    """Read the cache in `directory`; None when there is none yet.
+
+    Raises CacheError (message in pt-BR) when it exists but cannot be trusted.
+    """
+    try:
+        with _locked(directory, fcntl.LOCK_SH, create=False):
+            raw = (directory / MANIFEST_NAME).read_bytes()
+            arrays = _read_arrays(directory / ARRAYS_NAME)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        reason = error.strerror or error
+        raise CacheError(messages.CACHE_UNREADABLE.format(reason=reason)) from error
+    manifest = _parse_json(raw)
+    version = _field(manifest, "format_version", int)
+    if version != FORMAT_VERSION:
+        raise CacheError(messages.CACHE_OTHER_FORMAT.format(found=version, expected=FORMAT_VERSION))
+    stored_key = _parse_key(_field(manifest, "key", dict))
+    if stored_key != key:
+        raise CacheError(key.difference(stored_key))
+    if _field(manifest, "generation", str) != _generation(arrays):
+        raise CacheError(messages.CACHE_GENERATION_MISMATCH)
+    vocabulary = tuple(_field(manifest, "vocabulary", list))
+    if not _all_of(str, vocabulary):
+        raise CacheError(messages.CACHE_BAD_MANIFEST.format(field="vocabulary"))
+    files = _parse_files(_field(manifest, "files", dict))
+    counts = _build_matrix(arrays, len(vocabulary))
+    if (files[-1].rows[1] if files else 0) != counts.shape[0]:
+        raise CacheError(messages.CACHE_BAD_MANIFEST.format(field="chunks"))
+    chunks = _build_chunks(arrays, files)
+    idf = _build_idf(arrays, len(vocabulary))
+    return CachedIndex(
+        key=key, files=files, vocabulary=vocabulary, counts=counts, chunks=chunks, idf=idf
+    )
+
+
+def saved_at_ns(directory: Path) -> int | None:
+    """When the cache in `directory` was last written (its manifest's mtime), if it exists."""
+    try:
+        return (directory / MANIFEST_NAME).stat().st_mtime_ns
+    except OSError:
+        return None
+
+
+def save(directory: Path, cached: CachedIndex) -> None:
+    """Write atomically under an exclusive lock. Raises OSError when the folder is unwritable."""
+    directory.mkdir(parents=True, exist_ok=True)
+    generation = uuid.uuid4().hex
+    counts = cached.counts
+    manifest = {
+        "format_version": FORMAT_VERSION,
+        "generation": generation,
+        "key": {name: getattr(cached.key, name) for name in CacheKey.__slots__},
+        "vocabulary": list(cached.vocabulary),
+        "files": _files_json(cached.files),
+    }
+    manifest_bytes = json.dumps(manifest, ensure_ascii=False, separators=(",", ":")).encode()
+    chunks = cached.chunks
+    with _locked(directory, fcntl.LOCK_EX, create=True):
+        _remove_leftovers(directory, (ARRAYS_NAME, MANIFEST_NAME))
+        write_atomic(
+            directory / ARRAYS_NAME,
+            lambda handle: np.savez(
+                handle,
+                data=counts.data.astype(np.int32, copy=False),
+                indices=counts.indices.astype(np.int32, copy=False),
+                indptr=counts.indptr.astype(np.int64, copy=False),
+                shape=np.asarray(counts.shape, dtype=np.int64),
+                idf=cached.idf.astype(np.float64, copy=False),
+                generation=np.asarray(generation),
+                ordinals=chunks.ordinals,
+                tokens=chunks.tokens,
+                texts=chunks.texts.data,
+                text_offsets=chunks.texts.offsets,
+                heading_parts=chunks.heading_parts.data,
+                heading_part_offsets=chunks.heading_parts.offsets,
+                heading_offsets=chunks.heading_offsets,
+            ),
+        )
+        write_atomic(directory / MANIFEST_NAME, lambda handle: handle.write(manifest_bytes))
+
+
+def _remove_leftovers(directory: Path, names: tuple[str, ...]) -> None:
+    """Delete temp files a killed writer left behind. Only called under the exclusive lock,
+    which every writer of these files holds while writing: any temp file seen then is dead."""
+    for name in names:
+        for leftover in directory.glob(f".{name}.*.tmp"):
+            leftover.unlink(missing_ok=True)
+
+
+@contextmanager
+def _locked(directory: Path, mode: int, *, create: bool) -> Iterator[None]:
+    """Hold `flock(mode)` on the lock file; readers of a read-only cache go without a lock."""
+    try:
+        handle = open(directory / LOCK_NAME, "a+b" if create else "rb")  # noqa: SIM115
+    except OSError:
+        if create:
+            raise
+        yield
+        return
+    with handle:
+        fcntl.flock(handle.fileno(), mode)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def write_atomic_locked(path: Path, write: Callable[[IO[bytes]], object]) -> None:
+    """`write_atomic` under the folder's exclusive lock, after deleting the temp files a
+    killed writer of `path` left (safe only under the lock every writer of `path` holds)."""
+    with _locked(path.parent, fcntl.LOCK_EX, create=True):
+        _remove_leftovers(path.parent, (path.name,))
+        write_atomic(path, write)
+
+
+def write_atomic(path: Path, write: Callable[[IO[bytes]], object]) -> None:
+    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed or deleted below)
+        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
+    )
+    try:
+        with handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(handle.name, path)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+
+
+def _read_arrays(path: Path) -> dict[str, np.ndarray]:
+    """Every array in the file; which ones must be there is checked after the format version,
+    so a cache of another format is reported as such, not as damaged."""
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            return {name: npz[name] for name in npz.files}
+    except FileNotFoundError as error:
+        raise CacheError(messages.CACHE_ARRAYS_MISSING) from error
+    except (ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+        raise CacheError(messages.CACHE_ARRAYS_CORRUPT) from error
+
+
+def _array(arrays: dict[str, np.ndarray], name: str) -> np.ndarray:
+    try:
+        return arrays[name]
+    except KeyError as error:
+        raise CacheError(messages.CACHE_ARRAYS_CORRUPT) from error
+
+
+def _generation(arrays: dict[str, np.ndarray]) -> str:
+    generation = _array(arrays, "generation")
+    if generation.shape != () or generation.dtype.kind != "U":
+        raise CacheError(messages.CACHE_ARRAYS_CORRUPT)
+    return str(generation)
+
+
+def _build_matrix(arrays: dict[str, np.ndarray], width: int) -> sp.csr_matrix:
+    shape = _array(arrays, "shape")
+    if shape.shape != (2,) or int(shape[1]) != width:
+        raise CacheError(messages.CACHE_ARRAYS_CORRUPT)
+    try:
+        counts = sp.csr_matrix(
+            (_array(arrays, "data"), _array(arrays, "indices"), _array(arrays, "indptr")),
+            shape=(int(shape[0]), width),
+        )
+        counts.check_format(full_check=True)
+    except (ValueError, TypeError) as error:
+        raise CacheError(messages.CACHE_ARRAYS_CORRUPT) from error
+    return counts
+
+
+def _build_idf(arrays: dict[str, np.ndarray], width: int) -> np.ndarray:
+    """The stored idf: one finite float64 per term, each >= 1 as a smoothed idf is."""
+    idf = _array(arrays, "idf")
+    if (idf.dtype != np.float64 or idf.shape != (width,)
+            or not np.all(np.isfinite(idf) & (idf >= 1.0))):
+        raise CacheError(messages.CACHE_ARRAYS_CORRUPT)
+    return idf
+
+
+def _build_chunks(arrays: dict[str, np.ndarray], files: tuple[FileEntry, ...]) -> ChunkTable:
+    """The chunk table; row i belongs to the file whose `rows` hold i (checked to tile)."""
+    with_chunks = [entry for entry in files if entry.rows[1] > entry.rows[0]]
+    sizes = np.array([end - start for start, end in (e.rows for e in with_chunks)], dtype=np.int64)
+    try:
+        return ChunkTable(
+            sources=tuple(entry.source for entry in with_chunks),
+            source_ids=np.repeat(np.arange(len(with_chunks), dtype=np.int64), sizes),
+            ordinals=_array(arrays, "ordinals"),
+            tokens=_array(arrays, "tokens"),
+            texts=Strings(_array(arrays, "texts"), _array(arrays, "text_offsets")),
+            heading_parts=Strings(
+                _array(arrays, "heading_parts"), _array(arrays, "heading_part_offsets")
+            ),
+            heading_offsets=_array(arrays, "heading_offsets"),
+        )
+    except ValueError as error:
+        raise CacheError(messages.CACHE_ARRAYS_CORRUPT) from error
+
+
+def _parse_json(raw: bytes) -> dict[str, Any]:
+    try:
+        manifest = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise CacheError(messages.CACHE_MANIFEST_CORRUPT) from error
+    if not isinstance(manifest, dict):
+        raise CacheError(messages.CACHE_MANIFEST_CORRUPT)
+    return manifest
+
+
+def _field(obj: dict[str, Any], name: str, kind: type) -> Any:
+    """A required field of the expected JSON type (bool is not accepted as int)."""
+    value = obj.get(name) if isinstance(obj, dict) else None
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise CacheError(messages.CACHE_BAD_MANIFEST.format(field=name))
+    return value
+
+
+def _parse_key(raw: dict[str, Any]) -> CacheKey:
+    """The stored key. A field an older docai did not write reads as absent, so the rebuild
+    message names the setting that changed rather than calling the manifest broken."""
+    kinds = {"max_tokens": int, "overlap_tokens": int}
+    fields: dict[str, Any] = {}
+    for name in CacheKey.__slots__:
+        if name in raw:
+            fields[name] = _field(raw, name, kinds.get(name, str))
+        else:
+            fields[name] = messages.CACHE_FIELD_ABSENT
+    return CacheKey(**fields)
+
+
+def _parse_files(raw: dict[str, Any]) -> tuple[FileEntry, ...]:
+    """Files are stored column-wise: one list per field, checked in bulk (fast to load)."""
+    columns = {name: _field(raw, name, list) for name in (*FILE_COLUMNS, "skipped")}
+    if len({len(column) for column in columns.values()}) > 1:
+        raise CacheError(messages.CACHE_BAD_MANIFEST.format(field="files"))
+    for name, kind in FILE_COLUMNS.items():
+        if not _all_of(kind, columns[name]):
+            raise CacheError(messages.CACHE_BAD_MANIFEST.format(field=name))
+    if any(size < 0 for size in columns["chunks"]):
+        raise CacheError(messages.CACHE_BAD_MANIFEST.format(field="chunks"))
+    if not all(reason is None or type(reason) is str for reason in columns["skipped"]):
+        raise CacheError(messages.CACHE_BAD_MANIFEST.format(field="skipped"))
+    if not all(_all_of(str, notices) for notices in columns["notices"]):
+        raise CacheError(messages.CACHE_BAD_MANIFEST.format(field="notices"))
+    ends = list(accumulate(columns["chunks"]))
+    return tuple(
+        map(
+            FileEntry,
+            columns["source"],
+            columns["sha256"],
+            columns["size"],
+            columns["mtime_ns"],
+            columns["sections"],
+            zip([0, *ends], ends, strict=False),
+            columns["skipped"],
+            map(tuple, columns["notices"]),
+        )
+    )
+
+
+def _all_of(kind: type, values: Iterable[Any]) -> bool:
+    """Exact type check of every item (so a JSON `true` never passes for an int)."""
+    return all(type(value) is kind for value in values)
+
+
+def _files_json(files: tuple[FileEntry, ...]) -> dict[str, list[Any]]:
+    """The columns `_parse_files` reads. Rows must tile in file order, as `build` leaves them."""
+    return {
+        "source": [entry.source for entry in files],
+        "sha256": [entry.sha256 for entry in files],
+        "size": [entry.size for entry in files],
+        "mtime_ns": [entry.mtime_ns for entry in files],
+        "sections": [entry.sections for entry in files],
+        "chunks": [entry.rows[1] - entry.rows[0] for entry in files],
+        "notices": [list(entry.notices) for entry in files],
+        "skipped": [entry.skipped for entry in files],
+    }

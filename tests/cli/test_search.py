@@ -1,0 +1,130 @@
+"""`docai search` as scripts and users run it: JSON schema, JSON Lines from stdin, options.
+
+Most cases call `cli.main` in-process (same code path, no interpreter start-up); the stdin
+case runs the real `docai` process behind a pipe.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from docai.cli.main import main
+
+
+@dataclass(frozen=True)
+class Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
+    def run(*args: str | Path, stdin: str = "") -> Done:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        code = main([str(arg) for arg in args])
+        out, err = capsys.readouterr()
+        return Done(code, out, err)
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("docs")
+    (root / "instalar.md").write_text(
+        "# Instalação\n\nRode `pip install docai` num ambiente virtual.\n\n"
+        "## Ollama\n\nInicie o servidor com `ollama serve` na porta 11434.\n\n"
+        "## Modelos\n\nBaixe o modelo com `ollama pull deepseek-r1`.\n",
+        encoding="utf-8",
+    )
+    (root / "guia").mkdir()
+    (root / "guia" / "cache.html").write_text(
+        "<h1>Cache</h1><h2>Onde fica</h2><p>O índice fica na pasta de cache do usuário; "
+        "mude com DOCAI_CACHE_DIR.</p>", encoding="utf-8",
+    )
+    return root
+
+
+@pytest.fixture
+def where(docs: Path, tmp_path: Path) -> list[str]:
+    return ["--docs", str(docs), "--cache-dir", str(tmp_path / "cache")]
+
+
+def test_json_output_is_one_object_with_the_documented_schema(run, where: list[str]) -> None:
+    done = run("search", "onde fica o cache do índice", "--json", "--rebuild", *where)
+    assert done.returncode == 0, done.stderr
+    assert "--rebuild" in done.stderr  # build notes go to stderr, never into the JSON
+    payload = json.loads(done.stdout)  # nothing but that one object on stdout
+    assert payload["query"] == "onde fica o cache do índice"
+    best = payload["results"][0]
+    assert set(best) == {"source", "heading", "text", "score", "chunk"}
+    assert best["source"] == "guia/cache.html"
+    assert best["heading"] == "Cache > Onde fica"
+    assert "DOCAI_CACHE_DIR" in best["text"]
+    assert isinstance(best["score"], float) and isinstance(best["chunk"], int)
+    scores = [hit["score"] for hit in payload["results"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_options_before_or_after_the_subcommand_mean_the_same(run, where: list[str]) -> None:
+    after = run("search", "ollama porta", "-k", "1", "--json", *where)
+    before = run(*where, "-k", "1", "--json", "search", "ollama porta")
+    assert after.returncode == before.returncode == 0
+    assert json.loads(after.stdout) == json.loads(before.stdout)
+    assert len(json.loads(after.stdout)["results"]) == 1
+
+
+def test_questions_from_stdin_give_json_lines(where: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "docai", "search", "--json", *where],
+        input="porta do ollama\n\n   \nmodelo deepseek\nxyzzy plugh\n",
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    queries = [line["query"] for line in lines]
+    assert queries == ["porta do ollama", "modelo deepseek", "xyzzy plugh"]
+    assert lines[1]["results"][0]["heading"] == "Instalação > Modelos"
+    assert lines[2]["results"] == []
+
+
+def test_human_output_shows_rank_source_heading_and_snippet(run, where: list[str]) -> None:
+    done = run("search", "baixar modelo deepseek", *where)
+    assert done.returncode == 0, done.stderr
+    first, snippet = done.stdout.splitlines()[:2]
+    assert first.startswith("1. [") and "instalar.md" in first and "Instalação > Modelos" in first
+    assert "ollama pull deepseek-r1" in snippet
+
+
+def test_questions_from_stdin_give_human_blocks(run, where: list[str]) -> None:
+    done = run("search", *where, stdin="porta do ollama\n\nxyzzy plugh\n")
+    assert done.returncode == 0, done.stderr
+    blocks = done.stdout.split("\n\n")
+    assert blocks[0].startswith("» porta do ollama\n1. [")
+    assert blocks[1].startswith("» xyzzy plugh\nNenhum trecho relevante")
+
+
+def test_missing_docs_folder_is_a_clear_error(run, tmp_path: Path) -> None:
+    done = run("search", "x", "--docs", tmp_path / "sumiu", "--cache-dir", tmp_path / "c")
+    assert done.returncode == 2
+    assert "sumiu" in done.stderr and "--docs" in done.stderr
+    assert done.stdout == ""
+
+
+def test_no_question_and_stdin_closed_is_a_clear_error(where: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "docai", "search", *where],
+        stdin=subprocess.DEVNULL, preexec_fn=lambda: os.close(0),  # as `docai search <&-`
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2
+    assert "entrada padrão" in done.stderr and "Traceback" not in done.stderr

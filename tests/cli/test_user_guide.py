@@ -1,0 +1,42 @@
+"""The user guide in resources/docs quotes docai's defaults: it must quote the real ones.
+
+The guide is what users read (and what docai answers from about itself), so a default
+changed in code but not in the guide would make docai give wrong advice about itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docai.index.build import open_index
+from docai.retrieval.search_index import DEFAULT_MIN_RELEVANCE
+from docai.retrieval.verdict import DEFAULT_MIN_FILE_COVERAGE
+from docai.index.scoring import BM25_B, BM25_K1
+from docai.settings import ChunkSettings, Settings
+
+GUIDE = Path(__file__).resolve().parents[2] / "resources" / "docs"
+
+
+def read(name: str) -> str:
+    return " ".join((GUIDE / name).read_text(encoding="utf-8").split())
+
+
+def test_the_relevance_bar_and_bm25_parameters_are_the_real_defaults():
+    retrieval = read("retrieval.md")
+    assert f"**{DEFAULT_MIN_RELEVANCE:g}** (the default of `--min-score`)" in retrieval
+    assert f"at least {DEFAULT_MIN_FILE_COVERAGE:.0%}".replace("%", " %") in retrieval
+    assert f"k1 = {BM25_K1:g} and b = {BM25_B:g}" in retrieval
+    assert f"calibrated (`{DEFAULT_MIN_RELEVANCE:g}`)" in read("options.md")
+
+
+def test_chunk_sizes_are_the_real_defaults():
+    chunking = ChunkSettings()
+    retrieval = read("retrieval.md")
+    assert f"chunks of at most {chunking.max_tokens} tokens" in retrieval
+    assert f"overlap of up to {chunking.overlap_tokens} tokens" in retrieval
+
+
+def test_the_repl_page_shows_the_guide_as_docai_really_indexes_it(tmp_path: Path):
+    _, report = open_index(Settings(docs_dir=GUIDE, cache_dir=tmp_path), progress=False)
+    expected = f"docai pronto: {report.files} arquivo(s), {report.chunks} trecho(s)"
+    assert expected in read("repl.md")
