@@ -37,7 +37,7 @@ def main(argv: list[str]) -> int:
         result |= _latencies(lambda q: naive.search(q, TOP_K), questions)
     else:
         started = perf_counter()
-        index, report = open_index(settings, progress=False)
+        index, report = open_index(settings)
         result = {
             "seconds": perf_counter() - started,
             "files": report.files,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 HEADING_SEPARATOR = " > "
@@ -63,3 +65,20 @@ class Chunk:
 class Hit:
     chunk: Chunk
     score: float
+
+
+Advance = Callable[[int], None]
+Progress = Callable[[str, int, int], AbstractContextManager[Advance]]
+"""Starts a progress display for a long job: `(label, total, already_done)` -> a context
+yielding `advance(count)`. The core decides which jobs are long enough to show one; the
+terminal layer decides what it looks like (or passes nothing, and no display is shown)."""
+
+
+def progress_for(
+    progress: Progress | None, label: str, total: int, *, minimum: int, done: int = 0
+) -> AbstractContextManager[Advance]:
+    """`progress`'s display for a job of `total` items; none for a job under `minimum`,
+    where a display would be no more than a flicker."""
+    if progress is None or total < minimum:
+        return nullcontext(lambda count: None)
+    return progress(label, total, done)

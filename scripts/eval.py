@@ -81,13 +81,13 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from fetch_eval_docs import ALL_DOCS, DATA_DIR, FetchError, fetch  # noqa: E402
 
-from docai.retrieval import evaluation  # noqa: E402
-from docai.index.build import open_index  # noqa: E402
+from docai.answer.prompt import prompt_budget  # noqa: E402
 from docai.cli.commands.evaluate import load_questions  # noqa: E402
+from docai.index.build import open_index  # noqa: E402
+from docai.records import Chunk, Hit  # noqa: E402
+from docai.retrieval import evaluation  # noqa: E402
 from docai.retrieval.evaluation import Question, Summary  # noqa: E402
 from docai.retrieval.search_index import DEFAULT_MIN_RELEVANCE, SearchIndex  # noqa: E402
-from docai.records import Chunk, Hit  # noqa: E402
-from docai.answer.prompt import prompt_budget  # noqa: E402
 from docai.retrieval.verdict import (  # noqa: E402
     DEFAULT_MIN_FILE_COVERAGE,
     NotCovered,
@@ -213,7 +213,7 @@ def run_set(eval_set: EvalSet, diagnose: bool = False) -> Summary | None:
     """
     questions = load_questions(eval_set.qa_file)
     settings = Settings(docs_dir=eval_set.docs, cache_dir=DATA_DIR / "cache")
-    index, report = open_index(settings, progress=False)
+    index, report = open_index(settings)
     print(f"\n== {eval_set.name} [{eval_set.role}]: {eval_set.qa_file.relative_to(ROOT)} "
           f"({len(questions)} questions) over {eval_set.docs.relative_to(ROOT)} "
           f"({report.files} files, {report.chunks} chunks)")

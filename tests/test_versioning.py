@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from docai.text.analysis import ANALYZER_VERSION
 from docai.loading import PARSER_VERSION
+from docai.text.analysis import ANALYZER_VERSION
 from docai.versioning import code_version
 
 

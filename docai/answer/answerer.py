@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING
 from cachetools import LRUCache
 
 from docai import messages
+from docai.answer.prompt import Prompt, build_fallback_prompt, build_prompt
 from docai.llm.base import ChatBackend
 from docai.llm.errors import EmptyAnswer, LLMError, ThinkingUnsupported
 from docai.llm.events import Done, TextDelta, ThinkingDelta
 from docai.loading import load_file
 from docai.records import Hit, join_heading
-from docai.answer.prompt import Prompt, build_fallback_prompt, build_prompt
 from docai.retrieval.verdict import Fallback, NotCovered, Passages, Verdict, retrieve_as_configured
 from docai.settings import Settings
 

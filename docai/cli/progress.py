@@ -15,11 +15,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 
 @contextmanager
-def progress_bar(
-    label: str, total: int, *, enabled: bool, minimum: int, done: int = 0
-) -> Iterator[Callable[[int], None]]:
-    """Yield `advance(count)`; a bar only when `enabled`, on a terminal, and `total >= minimum`."""
-    if not enabled or total < minimum or not sys.stderr.isatty():
+def progress_bar(label: str, total: int, done: int = 0) -> Iterator[Callable[[int], None]]:
+    """Yield `advance(count)`; a bar only on a terminal (a `docai.records.Progress`)."""
+    if not sys.stderr.isatty():
         yield lambda count: None
         return
     bar = Progress(

@@ -20,10 +20,10 @@ from docai.answer.answerer import (
     NotCovered,
     Retrieved,
 )
+from docai.cli.report import status_lines, update_line
 from docai.index.build import BuildReport
 from docai.llm.events import TextDelta, ThinkingDelta
 from docai.records import Hit
-from docai.cli.report import status_lines, update_line
 from docai.retrieval.verdict import Fallback
 
 SNIPPET_WIDTH = 96

@@ -18,13 +18,13 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 
 from docai import messages
-from docai.text.analysis import surely_english
 from docai.answer.answerer import Answerer
-from docai.llm.base import make_backend
 from docai.cli.render import AnswerPrinter
 from docai.cli.repl_commands import Session, run_command
-from docai.settings import Settings, history_file
 from docai.cli.startup import open_retrieval
+from docai.llm.base import make_backend
+from docai.settings import Settings, history_file
+from docai.text.analysis import surely_english
 
 QUIT_WORDS = frozenset({"sair", "exit", "quit", "/sair", "/exit", "/quit"})
 

@@ -15,11 +15,11 @@ from typing import TextIO
 
 from docai import messages
 from docai.answer.answerer import Answerer
+from docai.cli.render import AnswerPrinter, snippet, source_label
+from docai.cli.startup import open_retrieval
 from docai.errors import DocaiError
 from docai.llm.base import make_backend
-from docai.cli.render import AnswerPrinter, snippet, source_label
 from docai.settings import MAX_TOP_K
-from docai.cli.startup import open_retrieval
 
 
 @dataclass(slots=True)

@@ -8,13 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from docai.index.build import BuildReport, open_index
-from docai.retrieval.dense import DenseRanking, open_dense
-from docai.errors import DocsFolderError
-from docai.retrieval.search_index import SearchIndex
-from docai.loading import unsupported_suffixes
+from docai.cli.progress import progress_bar
 from docai.cli.render import print_index_notes
 from docai.cli.report import nothing_to_search
+from docai.errors import DocsFolderError
+from docai.index.build import BuildReport, open_index
+from docai.loading import unsupported_suffixes
+from docai.retrieval.dense import DenseRanking, open_dense
+from docai.retrieval.search_index import SearchIndex
 from docai.settings import Settings
 
 
@@ -30,7 +31,8 @@ def open_retrieval(settings: Settings, err: TextIO, *, progress: bool = True) ->
 
     Raises DocsFolderError when the folder yields no passage at all: every question would
     be refused, and the user should hear why once, not "not covered" at each question."""
-    index, report = open_index(settings, progress=progress)
+    bar = progress_bar if progress else None
+    index, report = open_index(settings, progress=bar)
     print_index_notes(report, err)
     if (problem := empty_index_problem(report, settings.docs_dir)) is not None:
         raise DocsFolderError(problem)
@@ -39,7 +41,7 @@ def open_retrieval(settings: Settings, err: TextIO, *, progress: bool = True) ->
         err.write(line + "\n")
         err.flush()
 
-    dense = open_dense(settings, index.chunks, progress=progress, warn=warn)
+    dense = open_dense(settings, index.chunks, progress=bar, warn=warn)
     return Opened(index, report, dense)
 
 

@@ -25,19 +25,18 @@ from time import perf_counter
 import numpy as np
 
 from docai import messages
+from docai.errors import CacheError
 from docai.index import cache
-from docai.text.analysis import ANALYZER_VERSION
 from docai.index.cache import CachedIndex, CacheKey, FileEntry
 from docai.index.chunk_table import ChunkTable
 from docai.index.counts import block_of, merge
-from docai.errors import CacheError
-from docai.retrieval.search_index import SearchIndex, TermMatrix
-from docai.loading import PARSER_VERSION, discover, source_name
-from docai.records import Notice, Skipped
-from docai.index.workers import ParsedFile, parse_file
-from docai.cli.progress import progress_bar
 from docai.index.scoring import smooth_idf
+from docai.index.workers import ParsedFile, parse_file
+from docai.loading import PARSER_VERSION, discover, source_name
+from docai.records import Notice, Progress, Skipped, progress_for
+from docai.retrieval.search_index import SearchIndex, TermMatrix
 from docai.settings import ChunkSettings, Settings
+from docai.text.analysis import ANALYZER_VERSION
 
 # Below this many files to parse, starting worker processes costs more than it saves.
 MIN_FILES_FOR_WORKERS = 16
@@ -83,7 +82,9 @@ class BuildReport:
     cache_warning: str | None
 
 
-def open_index(settings: Settings, *, progress: bool) -> tuple[SearchIndex, BuildReport]:
+def open_index(
+    settings: Settings, *, progress: Progress | None = None
+) -> tuple[SearchIndex, BuildReport]:
     """Build or refresh the index of `settings.docs_dir`; raises DocsFolderError only."""
     started = perf_counter()
     root = settings.docs_dir
@@ -185,7 +186,10 @@ def _same_stat(path: str, entry: FileEntry) -> bool:
 
 
 def _parse_all(
-    root: Path, chunking: ChunkSettings, tasks: list[tuple[str, str | None]], progress: bool
+    root: Path,
+    chunking: ChunkSettings,
+    tasks: list[tuple[str, str | None]],
+    progress: Progress | None,
 ) -> list[ParsedFile]:
     work = partial(parse_file, root, chunking)
     workers = min(_cpu_count(), len(tasks) // MIN_FILES_FOR_WORKERS)
@@ -230,11 +234,11 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
 
 
 def _tracked(
-    results: Iterable[ParsedFile], total: int, progress: bool, done: int = 0
+    results: Iterable[ParsedFile], total: int, progress: Progress | None, done: int = 0
 ) -> list[ParsedFile]:
     collected: list[ParsedFile] = []
-    with progress_bar(
-        messages.PROGRESS_PARSING, total, enabled=progress, minimum=MIN_FILES_FOR_BAR, done=done
+    with progress_for(
+        progress, messages.PROGRESS_PARSING, total, minimum=MIN_FILES_FOR_BAR, done=done
     ) as advance:
         for result in results:
             collected.append(result)

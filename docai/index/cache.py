@@ -34,8 +34,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from docai import __version__, messages
-from docai.index.chunk_table import ChunkTable, Strings
 from docai.errors import CacheError
+from docai.index.chunk_table import ChunkTable, Strings
 
 # 3: chunks moved from the manifest to arrays.npz; files stored column-wise.
 # 4: the TF-IDF idf stored in arrays.npz.

@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 
 from docai import messages
-from docai.index.cache import write_atomic_locked  # one atomic writer for every cache file
 from docai.errors import CacheError
+from docai.index.cache import write_atomic_locked  # one atomic writer for every cache file
 
 FORMAT_VERSION = 1
 CHECKSUM_DTYPE = np.dtype("<U64")  # sha256 hex digest of the chunk text

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
-from docai.text.analysis import chunk_terms
 from docai.chunking import chunk_document
 from docai.loading import DEFAULT_MAX_BYTES, load_file
 from docai.records import Chunk, Notice, Skipped
 from docai.settings import ChunkSettings
+from docai.text.analysis import chunk_terms
 
 
 @dataclass(frozen=True, slots=True)

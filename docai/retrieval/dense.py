@@ -24,14 +24,13 @@ import numpy as np
 from cachetools import LRUCache
 
 from docai import messages
+from docai.errors import CacheError
 from docai.index import vector_store
 from docai.index.chunk_table import ChunkTable
-from docai.retrieval.embedding_prompts import prompts_for
-from docai.errors import CacheError
-from docai.retrieval.fusion import top
 from docai.llm.errors import LLMError, MalformedResponse, ModelNotFound, ServerError
-from docai.records import Chunk
-from docai.cli.progress import progress_bar
+from docai.records import Chunk, Progress, progress_for
+from docai.retrieval.embedding_prompts import prompts_for
+from docai.retrieval.fusion import top
 from docai.settings import Settings
 
 # Texts per /api/embed request from here: small enough that the progress bar moves and a
@@ -105,7 +104,7 @@ def build_dense_index(
     store_path: Path,
     *,
     model: str,
-    progress: bool = False,
+    progress: Progress | None = None,
     rebuild: bool = False,
 ) -> tuple[DenseIndex, DenseReport]:
     """Vectors for every chunk, embedding only texts the store at `store_path` lacks.
@@ -124,8 +123,8 @@ def build_dense_index(
     dropped = len(known.keys() - texts.keys())
     try:
         missing = [key for key in texts if key not in known]
-        with progress_bar(
-            messages.DENSE_PROGRESS, len(missing), enabled=progress, minimum=MIN_CHUNKS_FOR_BAR
+        with progress_for(
+            progress, messages.DENSE_PROGRESS, len(missing), minimum=MIN_CHUNKS_FOR_BAR
         ) as advance:
             _embed_into(fresh, missing, texts, embedder, model, advance)
             if not _compatible(known, fresh):
@@ -213,7 +212,7 @@ def open_dense(
     settings: Settings,
     chunks: Sequence[Chunk],
     *,
-    progress: bool,
+    progress: Progress | None,
     warn: Callable[[str], None],
 ) -> DenseRanking | None:
     """The dense ranking when `--embed-model` is set, else None.

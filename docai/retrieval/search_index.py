@@ -29,14 +29,14 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from docai.retrieval import coverage
-from docai.text.analysis import ANALYZER_VERSION, Analyzer, default_analyzer
 from docai.index.chunk_table import ChunkTable
-from docai.retrieval.fusion import drop_near_duplicates, reciprocal_rank_fusion, top
-from docai.records import Chunk, Hit
-from docai.text.names import multiword_names, name_pattern
-from docai.retrieval.coverage import Concepts
 from docai.index.scoring import BM25_B, BM25_K1, Bm25Scorer, TfidfScorer
+from docai.records import Chunk, Hit
+from docai.retrieval import coverage
+from docai.retrieval.coverage import Concepts
+from docai.retrieval.fusion import drop_near_duplicates, reciprocal_rank_fusion, top
+from docai.text.analysis import ANALYZER_VERSION, Analyzer, default_analyzer
+from docai.text.names import multiword_names, name_pattern
 
 METHODS = ("hybrid", "tfidf", "bm25")
 # Minimum concept coverage of the question by the top hits together (see the module

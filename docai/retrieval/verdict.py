@@ -13,8 +13,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from docai.records import Hit
 from docai.answer.prompt import prompt_budget
+from docai.records import Hit
 
 if TYPE_CHECKING:
     from docai.retrieval.dense import DenseRanking

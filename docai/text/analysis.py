@@ -50,10 +50,10 @@ from dataclasses import dataclass, field
 
 import Stemmer
 
+from docai.records import Chunk
 from docai.text import stopwords
 from docai.text.glossary import ENGLISH_SYNONYMS, PORTUGUESE_TO_ENGLISH
 from docai.text.inflection import infinitives, singulars
-from docai.records import Chunk
 from docai.text.stopwords import (
     ENGLISH_ONLY,
     PORTUGUESE_ONLY,

@@ -61,7 +61,7 @@ def fake() -> Iterator[FakeOllama]:
 
 def make_answerer(docs: Path, url: str, **options: object) -> Answerer:
     settings = Settings(docs_dir=docs, cache_dir=docs.parent / "cache", **options)  # type: ignore[arg-type]
-    index, _ = open_index(settings, progress=False)
+    index, _ = open_index(settings)
     backend = OllamaClient(url, settings.model, retries=0)
     return Answerer(index, backend, settings)
 
@@ -143,7 +143,7 @@ def test_a_changed_index_invalidates_both_caches(docs: Path, fake: FakeOllama) -
         "# Instalação\n\n## Com pip\n\nRode `pip install docai==2.0` (versão nova).\n",
         encoding="utf-8",
     )
-    index, _ = open_index(answerer.settings, progress=False)
+    index, _ = open_index(answerer.settings)
     answerer.replace_index(index)
     events = list(answerer.answer(question))
     assert CacheReplay() not in events

@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docai.records import Chunk, Hit
 from docai.answer.prompt import (
     SYSTEM_PROMPT,
     build_fallback_prompt,
     build_prompt,
     prompt_budget,
 )
+from docai.records import Chunk, Hit
 from docai.text.tokens import count_tokens
 
 QUESTION = "Como instalo o docai com pip?"

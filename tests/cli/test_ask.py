@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pexpect
 
-from tests.support.fake_ollama import FakeOllama
 from tests.answer.test_answerer import DOCS, REPLY, write_docs
 from tests.cli.test_repl import DOCAI, QUESTION, docai_env
+from tests.support.fake_ollama import FakeOllama
 
 
 def run_ask(tmp_path: Path, url: str, question: str) -> subprocess.CompletedProcess[str]:
@@ -111,8 +111,8 @@ def test_a_replayed_answer_leaves_no_waiting_line(monkeypatch) -> None:
     import io
 
     from docai.answer.answerer import CacheReplay, Retrieved
-    from docai.llm.events import TextDelta
     from docai.cli.render import AnswerPrinter
+    from docai.llm.events import TextDelta
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

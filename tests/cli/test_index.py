@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from docai.cli.main import main
 from docai.index import cache
 from docai.index.build import open_index
-from docai.cli.main import main
 from docai.settings import Settings
 
 DOCAI = [sys.executable, "-m", "docai"]
@@ -98,8 +98,8 @@ def test_two_concurrent_runs_leave_a_valid_cache(run, tmp_path: Path) -> None:
     assert err == ""  # no "rebuilt because ..." line: the cache is valid
     assert "0 novo(s), 0 alterado(s), 0 removido(s), 3 sem mudança" in out
     question = "servidor ollama porta"
-    cached, _ = open_index(Settings(docs_dir=docs, cache_dir=cache_dir), progress=False)
-    fresh, _ = open_index(Settings(docs_dir=docs, cache_dir=tmp_path / "c2"), progress=False)
+    cached, _ = open_index(Settings(docs_dir=docs, cache_dir=cache_dir))
+    fresh, _ = open_index(Settings(docs_dir=docs, cache_dir=tmp_path / "c2"))
     assert cached.search(question, 3) == fresh.search(question, 3) != []
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.fake_ollama import FakeOllama
 from tests.answer.test_answerer import DOCS, REPLY, write_docs
 from tests.cli.test_repl import DOCAI, QUESTION, docai_env
+from tests.support.fake_ollama import FakeOllama
 
 
 def run_docai(

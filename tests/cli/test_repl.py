@@ -12,8 +12,8 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.support.fake_ollama import FakeOllama
 from tests.answer.test_answerer import DOCS, REPLY, write_docs
+from tests.support.fake_ollama import FakeOllama
 
 DOCAI = str(Path(sys.executable).with_name("docai"))
 PROMPT = "docai>"

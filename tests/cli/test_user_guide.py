@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from docai.index.build import open_index
+from docai.index.scoring import BM25_B, BM25_K1
 from docai.retrieval.search_index import DEFAULT_MIN_RELEVANCE
 from docai.retrieval.verdict import DEFAULT_MIN_FILE_COVERAGE
-from docai.index.scoring import BM25_B, BM25_K1
 from docai.settings import ChunkSettings, Settings
 
 GUIDE = Path(__file__).resolve().parents[2] / "resources" / "docs"
@@ -37,6 +37,6 @@ def test_chunk_sizes_are_the_real_defaults():
 
 
 def test_the_repl_page_shows_the_guide_as_docai_really_indexes_it(tmp_path: Path):
-    _, report = open_index(Settings(docs_dir=GUIDE, cache_dir=tmp_path), progress=False)
+    _, report = open_index(Settings(docs_dir=GUIDE, cache_dir=tmp_path))
     expected = f"docai pronto: {report.files} arquivo(s), {report.chunks} trecho(s)"
     assert expected in read("repl.md")

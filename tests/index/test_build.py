@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from docai.cli.report import nothing_to_search
 from docai.index import cache
 from docai.index.build import cache_key, open_index
-from docai.retrieval.search_index import SearchIndex
-from docai.loading import unsupported_suffixes
-from docai.cli.report import nothing_to_search
 from docai.index.scoring import smooth_idf
+from docai.loading import unsupported_suffixes
+from docai.retrieval.search_index import SearchIndex
 from docai.settings import ChunkSettings, Settings
 
 QUESTIONS = (
@@ -61,7 +61,7 @@ def _hits(index: SearchIndex) -> list[list[tuple[str, int, float]]]:
 
 def _results(settings: Settings) -> list[list[tuple[str, int, float]]]:
     """The hits of the index as `open_index` leaves it (warm, from the cache, when valid)."""
-    index, _ = open_index(settings, progress=False)
+    index, _ = open_index(settings)
     return _hits(index)
 
 
@@ -73,7 +73,7 @@ def _stored_idf_is_scikit_learns(settings: Settings) -> bool:
 
 def _full_rebuild(docs: Path, tmp_path: Path) -> tuple[list, str]:
     settings = _settings(docs, tmp_path / "full-cache", rebuild=True)
-    index, _ = open_index(settings, progress=False)
+    index, _ = open_index(settings)
     return _results(settings), index.fingerprint
 
 
@@ -81,14 +81,14 @@ def test_incremental_equals_full_rebuild_after_add_edit_delete_rename(tmp_path: 
     # 40 files: the first build parses in worker processes, the updates in-process.
     docs = _docs(tmp_path / "docs", 40)
     settings = _settings(docs, tmp_path / "cache")
-    open_index(settings, progress=False)
+    open_index(settings)
 
     (docs / "parte0" / "nova.md").write_text(_page(99, "Arquivo novo."), encoding="utf-8")
     (docs / "parte1" / "pagina01.md").write_text(_page(1, "Texto editado."), encoding="utf-8")
     (docs / "parte2" / "pagina02.md").unlink()
     (docs / "parte0" / "pagina03.md").rename(docs / "parte0" / "renomeado.md")
 
-    index, report = open_index(settings, progress=False)
+    index, report = open_index(settings)
     assert (report.new, report.changed, report.removed) == (2, 1, 2)
     assert report.unchanged == 37
     assert report.cache_status is None
@@ -105,9 +105,9 @@ def test_warm_start_searches_exactly_like_the_build_that_wrote_the_cache(
 ) -> None:
     docs = _docs(tmp_path / "docs", 20)
     settings = _settings(docs, tmp_path / "cache", retrieval=retrieval)
-    built, _ = open_index(settings, progress=False)
+    built, _ = open_index(settings)
     first = _hits(built)
-    warm, report = open_index(settings, progress=False)
+    warm, report = open_index(settings)
     assert (report.unchanged, report.cache_status) == (20, None)
     assert _hits(warm) == first
     assert warm.fingerprint == built.fingerprint
@@ -124,8 +124,7 @@ import sys
 from pathlib import Path
 from docai.index.build import open_index
 from docai.settings import Settings
-index, report = open_index(Settings(docs_dir=Path(sys.argv[1]), cache_dir=Path(sys.argv[2])),
-                           progress=False)
+index, report = open_index(Settings(docs_dir=Path(sys.argv[1]), cache_dir=Path(sys.argv[2])))
 assert report.unchanged == int(sys.argv[3]) and report.cache_status is None, report
 assert index.search("configurar o cache", 3)
 print(sorted(name for name in sys.modules if name.split(".")[0] == "sklearn"))
@@ -146,7 +145,7 @@ def _modules_of_a_warm_start(settings: Settings, files: int) -> str:
 def test_warm_start_does_not_import_scikit_learn(tmp_path: Path) -> None:
     docs = _docs(tmp_path / "docs", 5)
     settings = _settings(docs, tmp_path / "cache")
-    open_index(settings, progress=False)
+    open_index(settings)
     assert _modules_of_a_warm_start(settings, 5) == "[]"
     # A touched but identical file is hashed, not re-indexed: the stored idf still holds.
     page = docs / "parte0" / "pagina00.md"
@@ -158,10 +157,10 @@ def test_warm_start_does_not_import_scikit_learn(tmp_path: Path) -> None:
 def test_removing_files_only_equals_full_rebuild(tmp_path: Path) -> None:
     docs = _docs(tmp_path / "docs", 12)
     settings = _settings(docs, tmp_path / "cache")
-    open_index(settings, progress=False)
+    open_index(settings)
     for name in ("parte0/pagina00.md", "parte1/pagina04.md", "parte2/pagina11.md"):
         (docs / name).unlink()
-    index, report = open_index(settings, progress=False)
+    index, report = open_index(settings)
     assert (report.new, report.changed, report.removed, report.unchanged) == (0, 0, 3, 9)
     full_results, full_fingerprint = _full_rebuild(docs, tmp_path)
     assert _results(settings) == full_results
@@ -171,8 +170,8 @@ def test_removing_files_only_equals_full_rebuild(tmp_path: Path) -> None:
 def test_unchanged_files_are_reused_without_parsing(tmp_path: Path) -> None:
     docs = _docs(tmp_path / "docs", 5)
     settings = _settings(docs, tmp_path / "cache")
-    _, first = open_index(settings, progress=False)
-    _, second = open_index(settings, progress=False)
+    _, first = open_index(settings)
+    _, second = open_index(settings)
     assert (first.new, first.unchanged) == (5, 0)
     assert (second.new, second.changed, second.removed, second.unchanged) == (0, 0, 0, 5)
     assert (second.chunks, second.tokens, second.sections) == (
@@ -183,11 +182,11 @@ def test_unchanged_files_are_reused_without_parsing(tmp_path: Path) -> None:
 def test_touched_but_identical_file_counts_as_unchanged(tmp_path: Path) -> None:
     docs = _docs(tmp_path / "docs", 3)
     settings = _settings(docs, tmp_path / "cache")
-    open_index(settings, progress=False)
+    open_index(settings)
     page = docs / "parte0" / "pagina00.md"
     stat = page.stat()
     os.utime(page, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
-    _, report = open_index(settings, progress=False)
+    _, report = open_index(settings)
     assert (report.changed, report.unchanged) == (0, 3)
     # The new mtime was recorded: the manifest now matches the file's stat again.
     stored = cache.load(settings.resolved_cache_dir(), cache_key(settings))
@@ -201,14 +200,14 @@ def test_edit_keeping_size_and_mtime_right_after_indexing_is_still_seen(tmp_path
     # the file was modified just before the cache was written, so it is hashed, not trusted.
     docs = _docs(tmp_path / "docs", 3)
     settings = _settings(docs, tmp_path / "cache")
-    open_index(settings, progress=False)
+    open_index(settings)
     page = docs / "parte0" / "pagina00.md"
     stat = page.stat()
     text = page.read_text(encoding="utf-8")
     page.write_text(text.replace("a", "e"), encoding="utf-8")
     os.utime(page, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     assert page.stat().st_size == stat.st_size
-    _, report = open_index(settings, progress=False)
+    _, report = open_index(settings)
     assert (report.changed, report.unchanged) == (1, 2)
 
 
@@ -219,11 +218,11 @@ def test_files_older_than_the_cache_are_trusted_by_size_and_mtime(tmp_path: Path
     long_ago = page.stat().st_mtime_ns - 60_000_000_000
     for path in docs.rglob("*.md"):
         os.utime(path, ns=(long_ago, long_ago))
-    open_index(settings, progress=False)
+    open_index(settings)
     # Same size and mtime, content changed: not read at all (the documented trade-off).
     page.write_text(page.read_text(encoding="utf-8").replace("a", "e"), encoding="utf-8")
     os.utime(page, ns=(long_ago, long_ago))
-    _, report = open_index(settings, progress=False)
+    _, report = open_index(settings)
     assert (report.changed, report.unchanged) == (0, 3)
 
 
@@ -235,7 +234,7 @@ def test_temp_files_of_a_killed_write_are_cleaned_up_by_the_next_save(tmp_path: 
     leftovers = [directory / ".manifest.json.k1ll3d.tmp", directory / ".arrays.npz.k1ll3d.tmp"]
     for leftover in leftovers:
         leftover.write_bytes(b"half a write")
-    index, _ = open_index(settings, progress=False)
+    index, _ = open_index(settings)
     assert len(index) > 0
     assert not any(leftover.exists() for leftover in leftovers)
     assert sorted(p.name for p in directory.iterdir() if p.name.endswith(".tmp")) == []
@@ -246,20 +245,20 @@ def test_corrupt_cache_is_reported_in_one_line_and_rebuilt(tmp_path: Path) -> No
     settings = _settings(docs, tmp_path / "cache")
     expected = _results(settings)
     (settings.resolved_cache_dir() / cache.MANIFEST_NAME).write_text("{nope", encoding="utf-8")
-    _, report = open_index(settings, progress=False)
+    _, report = open_index(settings)
     assert report.cache_status is not None and "\n" not in report.cache_status
     assert "manifest.json" in report.cache_status
     assert report.new == 3
     assert _results(settings) == expected
-    _, again = open_index(settings, progress=False)
+    _, again = open_index(settings)
     assert again.cache_status is None
 
 
 def test_other_chunk_size_rebuilds_and_says_why(tmp_path: Path) -> None:
     docs = _docs(tmp_path / "docs", 3)
-    open_index(_settings(docs, tmp_path / "cache"), progress=False)
+    open_index(_settings(docs, tmp_path / "cache"))
     smaller = _settings(docs, tmp_path / "cache", chunking=ChunkSettings(max_tokens=64))
-    index, report = open_index(smaller, progress=False)
+    index, report = open_index(smaller)
     assert report.cache_status is not None and "max_tokens" in report.cache_status
     assert report.new == 3
     assert max(chunk.tokens for chunk in index.chunks) <= 64
@@ -267,8 +266,8 @@ def test_other_chunk_size_rebuilds_and_says_why(tmp_path: Path) -> None:
 
 def test_rebuild_ignores_a_valid_cache(tmp_path: Path) -> None:
     docs = _docs(tmp_path / "docs", 2)
-    open_index(_settings(docs, tmp_path / "cache"), progress=False)
-    _, report = open_index(_settings(docs, tmp_path / "cache", rebuild=True), progress=False)
+    open_index(_settings(docs, tmp_path / "cache"))
+    _, report = open_index(_settings(docs, tmp_path / "cache", rebuild=True))
     assert report.new == 2
     assert report.cache_status is not None and "--rebuild" in report.cache_status
 
@@ -277,7 +276,7 @@ def test_unwritable_cache_dir_warns_and_still_searches(tmp_path: Path) -> None:
     docs = _docs(tmp_path / "docs", 2)
     blocker = tmp_path / "um-arquivo"
     blocker.write_text("x", encoding="utf-8")
-    index, report = open_index(_settings(docs, blocker), progress=False)
+    index, report = open_index(_settings(docs, blocker))
     assert report.cache_warning is not None and "--cache-dir" in report.cache_warning
     assert index.search("cache", 3)
 
@@ -287,8 +286,8 @@ def test_skipped_files_are_remembered_with_their_reason(tmp_path: Path) -> None:
     (docs / "binario.md").write_bytes(b"\x00\x01\x02\x03")
     (docs / "quebrado.md").symlink_to(tmp_path / "sumiu.md")
     settings = _settings(docs, tmp_path / "cache")
-    _, first = open_index(settings, progress=False)
-    _, second = open_index(settings, progress=False)
+    _, first = open_index(settings)
+    _, second = open_index(settings)
     for report in (first, second):
         assert [item.source for item in report.skipped] == ["binario.md", "quebrado.md"]
         assert all(item.reason for item in report.skipped)
@@ -301,7 +300,7 @@ def test_empty_folder_is_not_a_crash(tmp_path: Path) -> None:
     docs.mkdir()
     (docs / "notas.pdf").write_bytes(b"%PDF")
     settings = _settings(docs, tmp_path / "cache")
-    index, report = open_index(settings, progress=False)
+    index, report = open_index(settings)
     assert report.chunks == 0 and report.files == 0
     assert index.search("qualquer coisa", 3) == []
     message = nothing_to_search(report, docs, unsupported_suffixes(docs))
@@ -311,8 +310,7 @@ def test_empty_folder_is_not_a_crash(tmp_path: Path) -> None:
 @pytest.mark.parametrize("retrieval", ["tfidf", "bm25"])
 def test_cache_is_shared_across_retrieval_methods(tmp_path: Path, retrieval: str) -> None:
     docs = _docs(tmp_path / "docs", 3)
-    open_index(_settings(docs, tmp_path / "cache"), progress=False)
-    index, report = open_index(_settings(docs, tmp_path / "cache", retrieval=retrieval),
-                               progress=False)
+    open_index(_settings(docs, tmp_path / "cache"))
+    index, report = open_index(_settings(docs, tmp_path / "cache", retrieval=retrieval))
     assert report.cache_status is None and report.unchanged == 3
     assert index.method == retrieval

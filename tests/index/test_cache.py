@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from docai.errors import CacheError
 from docai.index import cache
 from docai.index.cache import CachedIndex, CacheKey, FileEntry
 from docai.index.chunk_table import ChunkTable
-from docai.errors import CacheError
-from docai.records import Chunk
 from docai.index.scoring import smooth_idf
+from docai.records import Chunk
 
 KEY = CacheKey(
     max_tokens=512, overlap_tokens=48, encoding="enc", parser_version="1", analyzer_version="1"

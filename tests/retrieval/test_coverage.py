@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from docai.retrieval.coverage import ABSENT_EVERYDAY_SHARE, ABSENT_SHARE, Concepts, passages_coverage
+from docai.retrieval.coverage import (
+    ABSENT_EVERYDAY_SHARE,
+    ABSENT_SHARE,
+    Concepts,
+    passages_coverage,
+)
 
 # Two chunks, two terms: chunk 0 holds term 0 only, chunk 1 holds term 1 only.
 COUNTS = sp.csr_matrix(np.array([[1, 0], [0, 1]]))

@@ -16,6 +16,9 @@ import pytest
 
 from docai import messages
 from docai.index import vector_store
+from docai.llm.errors import ModelNotFound, ServerError, ServerUnreachable
+from docai.llm.ollama import OllamaClient
+from docai.records import Chunk
 from docai.retrieval.dense import (
     EMBED_BATCH_SIZE,
     DenseIndex,
@@ -23,9 +26,6 @@ from docai.retrieval.dense import (
     build_dense_index,
     chunk_tiebreak,
 )
-from docai.llm.errors import ModelNotFound, ServerError, ServerUnreachable
-from docai.llm.ollama import OllamaClient
-from docai.records import Chunk
 from tests.support.fake_ollama import EMBED_DIMENSIONS, FakeOllama, Responder
 
 MODEL = "all-minilm"  # a model without task prompts: the server sees the texts as they are

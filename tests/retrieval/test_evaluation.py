@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from docai.index.build import open_index
+from docai.records import Chunk, Hit
 from docai.retrieval.evaluation import (
     Gold,
     Outcome,
@@ -25,7 +26,6 @@ from docai.retrieval.evaluation import (
     summarise,
     summary_json,
 )
-from docai.records import Chunk, Hit
 from docai.retrieval.verdict import Fallback, NotCovered, Passages, Verdict
 from docai.settings import Settings
 
@@ -51,7 +51,7 @@ def _run(*args: str | Path) -> subprocess.CompletedProcess[str]:
 def guide_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One index of resources/docs shared by the tests below (built once, then reused)."""
     cache = tmp_path_factory.mktemp("cache")
-    open_index(Settings(docs_dir=ROOT / "resources/docs", cache_dir=cache), progress=False)
+    open_index(Settings(docs_dir=ROOT / "resources/docs", cache_dir=cache))
     return cache
 
 
@@ -201,7 +201,7 @@ def test_every_gold_answer_of_the_docai_set_is_in_the_user_guide(guide_cache: Pa
         (ROOT / "tests/eval/docai.jsonl").read_text(encoding="utf-8").splitlines(), "docai.jsonl"
     )
     settings = Settings(docs_dir=ROOT / "resources/docs", cache_dir=guide_cache)
-    index, _report = open_index(settings, progress=False)
+    index, _report = open_index(settings)
     assert check_gold(questions, index.chunks) == []
 
 

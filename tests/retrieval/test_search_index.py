@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from docai.text.analysis import analyze_query, chunk_terms
+from docai.index.scoring import smooth_idf
+from docai.records import Chunk
 from docai.retrieval.fusion import reciprocal_rank_fusion, top
 from docai.retrieval.search_index import HYBRID_WEIGHTS, SearchIndex, TermMatrix
-from docai.records import Chunk
-from docai.index.scoring import smooth_idf
+from docai.text.analysis import analyze_query, chunk_terms
 
 DOCS = {
     "paths.md": [

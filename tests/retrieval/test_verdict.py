@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from docai.text.analysis import chunk_terms
-from docai.retrieval.search_index import SearchIndex, TermMatrix
 from docai.records import Chunk
+from docai.retrieval.search_index import SearchIndex, TermMatrix
 from docai.retrieval.verdict import Fallback, NotCovered, Passages, retrieve
+from docai.text.analysis import chunk_terms
 
 DOCS = {
     "deploy.md": [

@@ -8,13 +8,13 @@ from collections import Counter
 from hypothesis import given
 from hypothesis import strategies as st
 
+from docai.records import Chunk
 from docai.text.analysis import (
     Analyzer,
     analyze,
     analyze_query,
     chunk_terms,
 )
-from docai.records import Chunk
 
 
 def _strip_accents(text: str) -> str:

@@ -12,12 +12,12 @@ from __future__ import annotations
 import sys
 
 from docai import messages
-from docai.text.analysis import surely_english
 from docai.answer.answerer import Answerer
-from docai.llm.base import make_backend
 from docai.cli.render import AnswerPrinter
-from docai.settings import Settings
 from docai.cli.startup import open_retrieval
+from docai.llm.base import make_backend
+from docai.settings import Settings
+from docai.text.analysis import surely_english
 
 
 def run(settings: Settings, question: str) -> int:

@@ -13,12 +13,12 @@ import sys
 from pathlib import Path
 
 from docai import messages
+from docai.cli.startup import open_retrieval
 from docai.retrieval import evaluation
 from docai.retrieval.evaluation import K_VALUES, QAFileError, Question, Scores, Summary
 from docai.retrieval.search_index import DEFAULT_MIN_RELEVANCE
 from docai.retrieval.verdict import retrieve_as_configured, search
 from docai.settings import Settings
-from docai.cli.startup import open_retrieval
 
 
 def run(settings: Settings, qa_file: Path) -> int:

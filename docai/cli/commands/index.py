@@ -9,14 +9,15 @@ from __future__ import annotations
 import sys
 
 from docai import messages
-from docai.index.build import open_index
+from docai.cli.progress import progress_bar
 from docai.cli.report import status_lines, summary_lines
-from docai.settings import Settings
 from docai.cli.startup import empty_index_problem
+from docai.index.build import open_index
+from docai.settings import Settings
 
 
 def run(settings: Settings) -> int:
-    _, report = open_index(settings, progress=True)
+    _, report = open_index(settings, progress=progress_bar)
     for line in status_lines(report):
         print(line, file=sys.stderr)
     for line in summary_lines(report, settings.docs_dir, settings.resolved_cache_dir()):

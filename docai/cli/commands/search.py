@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from docai import messages
+from docai.cli.render import snippet
+from docai.cli.startup import open_retrieval
 from docai.errors import DocaiError
 from docai.records import Hit
-from docai.cli.render import snippet
 from docai.retrieval.verdict import search
 from docai.settings import Settings
-from docai.cli.startup import open_retrieval
 
 # A question echoed back ("no passage for: ...") is shortened to this many characters.
 ECHO_WIDTH = 120
