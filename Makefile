@@ -29,6 +29,7 @@ test: install
 
 lint: install
 	$(BIN)/ruff check docai tests bench scripts
+	$(BIN)/mypy docai
 
 bench: install
 	$(BIN)/python -m bench
