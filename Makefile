@@ -25,7 +25,7 @@ run: install
 	$(BIN)/docai --docs $(DOCS)
 
 test: install
-	$(BIN)/python -m pytest -m "not e2e" -q
+	$(BIN)/python -m pytest -m "not e2e" -q -n auto
 
 lint: install
 	$(BIN)/ruff check docai tests bench scripts

@@ -17,6 +17,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -46,10 +48,12 @@ def main() -> int:
         work = Path(scratch)
         questions_file = work / "questions.json"
         questions_file.write_text(json.dumps(queries(QUESTIONS)), encoding="utf-8")
-        corpora = [(name, lambda d, n=target: write_corpus(d, round(n / CHUNKS_PER_PAGE)))
-                   for name, target in sizes]
+        corpora: list[tuple[str, Callable[[Path], object]]] = [
+            (name, partial(write_corpus, pages=round(target / CHUNKS_PER_PAGE)))
+            for name, target in sizes
+        ]
         if any(path.is_file() for path in RESOURCES.rglob("*")):
-            corpora.insert(0, ("resources/docs", lambda d: shutil.copytree(RESOURCES, d)))
+            corpora.insert(0, ("resources/docs", partial(shutil.copytree, RESOURCES)))
         for name, make in corpora:
             _say(f"[{name}] gerando corpus…")
             docs = work / name.replace("/", "-") / "docs"

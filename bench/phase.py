@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from bench.naive import NaiveIndex
-from docai.index.build import open_index
+from docai.retrieval.search_index import open_index
 from docai.settings import Settings
 
 TOP_K = 3

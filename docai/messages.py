@@ -1,18 +1,20 @@
 """Every user-facing string, in Portuguese (pt-BR), so wording changes touch one file.
 
-Helpers format with str.format(**fields). Keep one section per area; append new strings
-to the section of your area.
+Callers format with str.format(**fields). One section per pipeline stage, in pipeline
+order; a new string goes in the section of the stage that shows it.
 """
 
 from __future__ import annotations
 
-# --- general / CLI -------------------------------------------------------------------------
+# --- every command (docai/cli/main.py) -----------------------------------------------------
 ERROR_PREFIX = "docai: erro: {message}"
 INTERRUPTED = "Interrompido."
 UNEXPECTED_ERROR = (
     "docai: erro inesperado ({kind}: {message}). Rode de novo com DOCAI_DEBUG=1 para ver "
     "os detalhes e, por favor, relate o problema."
 )
+
+# --- settings and options (docai/settings.py, docai/cli/main.py) ---------------------------
 BAD_CHUNK_SIZE = (
     "o tamanho do trecho deve ser de {minimum} a {maximum} tokens, recebi {value} "
     "(tente --chunk-tokens 512)"
@@ -27,12 +29,13 @@ BAD_TEMPERATURE = "--temperature deve ser um número de 0 a {maximum:g} (ex.: 0.
 BAD_READ_TIMEOUT = "--read-timeout deve ser um número positivo de segundos, recebi {value}"
 BAD_MIN_SCORE = "--min-score é uma cobertura (0 a 1; acima de 1 nenhum trecho passa), recebi {value} (tente --min-score 0.6)"
 BAD_CHOICE = "{option} deve ser {choices}, recebi {value!r}"
-JSON_NOT_SUPPORTED = "--json vale para search e eval, não para {command}"
 BAD_SERVER_URL = (
     "{option}: endereço inválido {url!r}; use http://HOST:PORTA, ex.: http://127.0.0.1:11434 "
     "(OLLAMA_HOST também aceita HOST:PORTA)"
 )
-# argparse's own messages, translated (docai/cli/arguments.py)
+JSON_NOT_SUPPORTED = "--json vale para search e eval, não para {command}"
+
+# --- argparse's own messages, translated (docai/cli/arguments.py, options.py) --------------
 ARGS_USAGE_PREFIX = "uso: "
 ARGS_POSITIONALS_TITLE = "argumentos"
 ARGS_OPTIONS_TITLE = "opções"
@@ -51,14 +54,14 @@ ARGS_UNRECOGNIZED = "argumentos não reconhecidos: {arguments}"
 ARGS_REQUIRED = "falta o argumento {arguments}"
 ARGS_EXPECTED_VALUE = "falta o valor"
 ARGS_AMBIGUOUS = "opção ambígua: {option} pode ser {matches}"
+
+# --- loading (docai/loading/) --------------------------------------------------------------
 DOCS_MISSING = (
     "a pasta de documentos {path} não existe. Indique outra com --docs PASTA "
     "(ex.: docai --docs ~/meus-docs)"
 )
 DOCS_NOT_A_DIR = "{path} não é uma pasta. Use --docs com uma pasta de arquivos .md/.html/.txt"
 DOCS_UNREADABLE = "não consigo ler a pasta {path}: {reason}"
-
-# --- loading (docai/loading/) --------------------------------------------------------------
 LOAD_SKIP_EMPTY = "arquivo vazio (ou só espaços em branco); escreva algum texto ou remova-o"
 LOAD_SKIP_NO_TEXT = (
     "nenhum texto sobrou depois de remover a marcação (só scripts, menus ou front matter?)"
@@ -80,6 +83,130 @@ LOAD_SKIP_TOO_NESTED = "marcação aninhada demais para ser lida; simplifique o 
 LOAD_NOTICE_ENCODING = (
     "não está em UTF-8; lido como {encoding}. Salve o arquivo em UTF-8 para evitar este aviso"
 )
+
+# --- cache, build, `docai index` (docai/index/, docai/cli/report.py) -----------------------
+PROGRESS_PARSING = "Lendo documentos"
+CACHE_REBUILT = "índice salvo descartado ({reason}); reconstruindo."
+CACHE_REBUILD_ASKED = "--rebuild pedido"
+CACHE_UNREADABLE = "não consegui ler o cache: {reason}"
+CACHE_MANIFEST_CORRUPT = "manifest.json corrompido ou truncado"
+CACHE_BAD_MANIFEST = "manifest.json sem o campo {field} ou com tipo errado"
+CACHE_ARRAYS_MISSING = "arrays.npz ausente"
+CACHE_ARRAYS_CORRUPT = "arrays.npz corrompido ou truncado"
+CACHE_OTHER_FORMAT = "formato de cache {found}, esta versão usa o {expected}"
+CACHE_SETTING_CHANGED = "configuração {name} mudou de {old} para {new}"
+CACHE_FIELD_ABSENT = "(ausente)"  # a key field the docai that wrote the cache did not know
+CACHE_GENERATION_MISMATCH = "manifest.json e arrays.npz vêm de gravações diferentes"
+CACHE_NOT_SAVED = (
+    "aviso: não consegui salvar o índice em {path} ({reason}); seguindo sem cache. "
+    "Indique uma pasta gravável com --cache-dir PASTA ou DOCAI_CACHE_DIR"
+)
+NO_DOCUMENTS = (
+    "a pasta {path} não tem documentos .md, .markdown, .html, .htm ou .txt{found}; "
+    "adicione arquivos ou indique outra pasta com --docs PASTA"
+)
+NO_DOCUMENTS_FOUND = " (só arquivos de outros tipos: {kinds})"
+NO_DOCUMENTS_KIND = "{count} {suffix}"
+NO_DOCUMENTS_NO_SUFFIX = "sem extensão"
+NO_TEXT_IN_DOCUMENTS = (
+    "nenhum dos {count} documento(s) em {path} tem texto para indexar; "
+    "`docai index --docs {path}` mostra o motivo de cada um"
+)
+INDEX_SUMMARY = (
+    "{files} arquivo(s) indexado(s) em {path}: {sections} seções, {chunks} trechos, "
+    "{tokens} tokens"
+)
+INDEX_CHANGES = (
+    "mudanças: {new} novo(s), {changed} alterado(s), {removed} removido(s), "
+    "{unchanged} sem mudança"
+)
+INDEX_SKIPPED_HEADER = "{count} arquivo(s) ignorado(s):"
+INDEX_SKIPPED_LINE = "  {source}: {reason}"
+INDEX_NOTICES_HEADER = "{count} aviso(s):"
+INDEX_NOTICE_LINE = "  {source}: {message}"
+INDEX_TIMINGS = (
+    "tempo: varredura {scan:.2f} s, leitura {parse:.2f} s, índice {index:.2f} s, "
+    "gravação {save:.2f} s (total {total:.2f} s)"
+)
+INDEX_CACHE_AT = "cache: {path}"
+
+# --- dense retrieval, --embed-model (docai/retrieval/dense.py, docai/index/vector_store.py) ---
+DENSE_PROGRESS = "Calculando embeddings"
+DENSE_STORE_REBUILT = "vetores salvos de {model} descartados ({reason}); calculando de novo."
+DENSE_STORE_CORRUPT = "{file} corrompido ou truncado"
+DENSE_STORE_OTHER_FORMAT = "formato de vetores {found}, esta versão usa o {expected}"
+DENSE_STORE_OTHER_MODEL = "o arquivo é do modelo {found!r}, não de {expected!r}"
+DENSE_DIMENSION_CHANGED = "o modelo agora gera vetores de {new} dimensões, os salvos têm {old}"
+DENSE_NOT_SAVED = (
+    "não consegui salvar os vetores em {path} ({reason}); eles serão calculados de novo "
+    "na próxima vez"
+)
+DENSE_MODEL_NOT_FOUND = (
+    "o modelo de embeddings {model!r} não está instalado no Ollama. Baixe-o com "
+    "`ollama pull {model}` (ou escolha outro com --embed-model; `ollama list` mostra os instalados)"
+)
+DENSE_CANNOT_EMBED = (
+    "o modelo {model!r} não gera embeddings ({detail}). Use um modelo de embeddings com "
+    "--embed-model, ex.: `ollama pull nomic-embed-text` e --embed-model nomic-embed-text"
+)
+DENSE_BAD_VECTORS = (
+    "o modelo {model!r} devolveu embeddings inválidos ({problem}). Ele é mesmo um modelo de "
+    "embeddings? Experimente --embed-model nomic-embed-text"
+)
+DENSE_PROBLEM_COUNT = "{got} vetores para {expected} textos"
+DENSE_PROBLEM_SHAPE = "vetores de tamanhos diferentes ou vazios"
+DENSE_PROBLEM_VALUES = "valores não finitos"
+DENSE_QUESTION_DIMENSION = (
+    "o modelo {model!r} gerou um vetor de {got} dimensões para a pergunta, mas o índice denso "
+    "tem {expected}. Rode de novo com --rebuild"
+)
+DENSE_FALLBACK = "busca densa desativada ({reason}); seguindo só com a busca por palavras."
+
+# --- `docai search` (docai/cli/commands/search.py) -----------------------------------------
+SEARCH_UPDATED = (
+    "índice atualizado: {new} novo(s), {changed} alterado(s), {removed} removido(s)"
+)
+SEARCH_SKIPPED = "{count} arquivo(s) ignorado(s); veja `docai index` para os motivos"
+SEARCH_NO_RESULTS = "Nenhum trecho relevante para: {query}"
+SEARCH_HIT = "{rank}. [{score:.3f}] {source} — {heading} (trecho {chunk})"
+SEARCH_QUERY_HEADER = "» {query}"
+SEARCH_NO_INPUT = (
+    'sem PERGUNTA, leio uma pergunta por linha da entrada padrão, mas ela está fechada; '
+    'ex.: docai search "num_ctx" ou echo "num_ctx" | docai search'
+)
+SEARCH_TYPE_QUESTIONS = "Digite uma pergunta por linha (Ctrl-D termina)."
+SEARCH_EMPTY_QUESTION = 'a pergunta está vazia; escreva uma, ex.: docai search "num_ctx"'
+
+# --- evaluation, `docai eval` (docai/retrieval/evaluation.py, docai/cli/commands/evaluate.py) ---
+EVAL_FILE_UNREADABLE = "não consigo ler o arquivo de perguntas {file}: {reason}"
+EVAL_BAD_LINE = "{file}, linha {line}: {problem}"
+EVAL_BAD_JSON = "JSON inválido ({reason}); cada linha deve ser um objeto JSON"
+EVAL_NOT_OBJECT = 'cada linha deve ser um objeto JSON, como {"id": ..., "question": ..., "gold": [...]}'
+EVAL_MISSING_FIELD = 'o campo "{field}" está faltando ou não é um texto'
+EVAL_BAD_GOLD = (
+    'o campo "gold" deve ser uma lista de {{"source": ..., "answer": ...}} '
+    "(lista vazia: os documentos não respondem à pergunta)"
+)
+EVAL_DUPLICATE_ID = 'o id "{id}" já apareceu antes; cada pergunta precisa de um id único'
+EVAL_NO_QUESTIONS = "{file} não tem nenhuma pergunta (uma por linha, em JSON)"
+EVAL_TITLE = "Avaliação da busca: {file} ({questions} perguntas, {covered} respondidas pelos documentos)"
+EVAL_SETTINGS = "documentos: {docs} · método: {method} · relevância mínima: {min_score}"
+EVAL_HEADER = "grupo"
+EVAL_QUESTIONS = "perguntas"
+EVAL_OVERALL = "geral"
+EVAL_TYPE = "tipo {name}"
+EVAL_LANG = "idioma {name}"
+EVAL_NO_COVERED = "Nenhuma pergunta do arquivo tem resposta esperada (gold); não há acertos a medir."
+EVAL_VERDICT_REFUSALS = (
+    "Recusas (nem os melhores trechos nem um arquivo inteiro cobrem a pergunta o bastante):"
+)
+EVAL_UNCOVERED_REFUSED = "  sem resposta nos documentos, recusadas (o certo): {refused} de {total}"
+EVAL_COVERED_REFUSED = "  com resposta nos documentos, recusadas por engano: {refused} de {total}"
+EVAL_FALLBACKS = (
+    "  respondidas pelo arquivo inteiro (nenhum trecho acima da relevância mínima): "
+    "{covered} com resposta, {uncovered} sem resposta"
+)
+EVAL_MISSES = "Sem acerto nos 10 primeiros: {ids}"
 
 # --- LLM backends (docai/llm/) -------------------------------------------------------------
 LLM_OLLAMA_UNREACHABLE = (
@@ -152,64 +279,7 @@ LLM_MALFORMED = (
     "O endereço aponta mesmo para o servidor do modelo?"
 )
 
-# --- cache, build, `docai index`, `docai search` (docai/index/, docai/cli/commands/) ------
-PROGRESS_PARSING = "Lendo documentos"
-CACHE_REBUILT = "índice salvo descartado ({reason}); reconstruindo."
-CACHE_REBUILD_ASKED = "--rebuild pedido"
-CACHE_UNREADABLE = "não consegui ler o cache: {reason}"
-CACHE_MANIFEST_CORRUPT = "manifest.json corrompido ou truncado"
-CACHE_BAD_MANIFEST = "manifest.json sem o campo {field} ou com tipo errado"
-CACHE_ARRAYS_MISSING = "arrays.npz ausente"
-CACHE_ARRAYS_CORRUPT = "arrays.npz corrompido ou truncado"
-CACHE_OTHER_FORMAT = "formato de cache {found}, esta versão usa o {expected}"
-CACHE_SETTING_CHANGED = "configuração {name} mudou de {old} para {new}"
-CACHE_FIELD_ABSENT = "(ausente)"  # a key field the docai that wrote the cache did not know
-CACHE_GENERATION_MISMATCH = "manifest.json e arrays.npz vêm de gravações diferentes"
-CACHE_NOT_SAVED = (
-    "aviso: não consegui salvar o índice em {path} ({reason}); seguindo sem cache. "
-    "Indique uma pasta gravável com --cache-dir PASTA ou DOCAI_CACHE_DIR"
-)
-NO_DOCUMENTS = (
-    "a pasta {path} não tem documentos .md, .markdown, .html, .htm ou .txt{found}; "
-    "adicione arquivos ou indique outra pasta com --docs PASTA"
-)
-NO_DOCUMENTS_FOUND = " (só arquivos de outros tipos: {kinds})"
-NO_DOCUMENTS_KIND = "{count} {suffix}"
-NO_DOCUMENTS_NO_SUFFIX = "sem extensão"
-NO_TEXT_IN_DOCUMENTS = (
-    "nenhum dos {count} documento(s) em {path} tem texto para indexar; "
-    "`docai index --docs {path}` mostra o motivo de cada um"
-)
-INDEX_SUMMARY = (
-    "{files} arquivo(s) indexado(s) em {path}: {sections} seções, {chunks} trechos, "
-    "{tokens} tokens"
-)
-INDEX_CHANGES = (
-    "mudanças: {new} novo(s), {changed} alterado(s), {removed} removido(s), "
-    "{unchanged} sem mudança"
-)
-INDEX_SKIPPED_HEADER = "{count} arquivo(s) ignorado(s):"
-INDEX_SKIPPED_LINE = "  {source}: {reason}"
-INDEX_NOTICES_HEADER = "{count} aviso(s):"
-INDEX_NOTICE_LINE = "  {source}: {message}"
-INDEX_TIMINGS = (
-    "tempo: varredura {scan:.2f} s, leitura {parse:.2f} s, índice {index:.2f} s, "
-    "gravação {save:.2f} s (total {total:.2f} s)"
-)
-INDEX_CACHE_AT = "cache: {path}"
-SEARCH_UPDATED = (
-    "índice atualizado: {new} novo(s), {changed} alterado(s), {removed} removido(s)"
-)
-SEARCH_SKIPPED = "{count} arquivo(s) ignorado(s); veja `docai index` para os motivos"
-SEARCH_NO_RESULTS = "Nenhum trecho relevante para: {query}"
-SEARCH_HIT = "{rank}. [{score:.3f}] {source} — {heading} (trecho {chunk})"
-SEARCH_QUERY_HEADER = "» {query}"
-SEARCH_NO_INPUT = (
-    'sem PERGUNTA, leio uma pergunta por linha da entrada padrão, mas ela está fechada; '
-    'ex.: docai search "num_ctx" ou echo "num_ctx" | docai search'
-)
-
-# --- answering, REPL and `docai ask` (docai/answer/, docai/cli/)
+# --- answering and `docai ask` (docai/answer/, docai/cli/render.py, docai/cli/commands/ask.py) ---
 ANSWER_PASSAGES_TRIMMED = (
     "{count} de {total} trecho(s) foram cortados ou deixados de fora para caber na janela de "
     "contexto ({num_ctx} tokens); aumente --num-ctx ou diminua -k"
@@ -253,8 +323,8 @@ ANSWER_SOURCE_LINE = "  [{number}] {label}"
 ANSWER_FALLBACK_SOURCE = "Fonte: {source} (arquivo inteiro, sem trecho específico)"
 ANSWER_INTERRUPTED = "(resposta interrompida)"
 ASK_EMPTY_QUESTION = 'a pergunta está vazia; escreva uma, ex.: docai ask "Como instalo o docai?"'
-SEARCH_TYPE_QUESTIONS = "Digite uma pergunta por linha (Ctrl-D termina)."
-SEARCH_EMPTY_QUESTION = 'a pergunta está vazia; escreva uma, ex.: docai search "num_ctx"'
+
+# --- the REPL (docai/cli/repl.py, docai/cli/repl_commands.py) ------------------------------
 REPL_PROMPT = "docai> "
 REPL_WELCOME = (
     "docai pronto: {files} arquivo(s), {chunks} trecho(s) de {docs}; modelo {model}.\n"
@@ -265,20 +335,19 @@ REPL_EMPTY_LINE = "Escreva uma pergunta sobre a documentação (ou /ajuda, ou sa
 REPL_HISTORY_UNAVAILABLE = (
     "aviso: não consigo gravar o histórico em {path} ({reason}); ele valerá só nesta sessão"
 )
-REPL_HELP = """\
-Comandos:
-  /ajuda          mostra esta ajuda
-  /fontes         fontes da última resposta, com seção e o começo de cada trecho
-  /pensamento     mostra ou oculta o raciocínio do modelo (agora: {thinking})
-  /k N            quantos trechos recuperar (agora: {k}; de 1 a {max_k})
-  /modelo NOME    troca o modelo (agora: {model})
-  /reindexar      relê a pasta de documentos e atualiza o índice
-  sair            encerra (também exit, quit ou Ctrl-D)
-Ctrl-C interrompe uma resposta em andamento."""
-REPL_UNKNOWN_COMMAND = (
-    "comando desconhecido: {command}. Comandos: /ajuda, /fontes, /pensamento, /k N, "
-    "/modelo NOME, /reindexar (e sair)"
-)
+# /ajuda: a header, one line per command (docai/cli/repl_commands.py, COMMANDS), a footer.
+# {thinking}, {k}, {max_k} and {model} are the session's current values.
+REPL_HELP_HEADER = "Comandos:"
+REPL_HELP_FOOTER = "Ctrl-C interrompe uma resposta em andamento."
+REPL_HELP_HELP = "mostra esta ajuda"
+REPL_HELP_SOURCES = "fontes da última resposta, com seção e o começo de cada trecho"
+REPL_HELP_THINKING = "mostra ou oculta o raciocínio do modelo (agora: {thinking})"
+REPL_HELP_K = "quantos trechos recuperar (agora: {k}; de 1 a {max_k})"
+REPL_HELP_MODEL = "troca o modelo (agora: {model})"
+REPL_HELP_REINDEX = "relê a pasta de documentos e atualiza o índice"
+REPL_HELP_QUIT = "encerra (também exit, quit ou Ctrl-D)"
+# {commands}: the slash commands with their arguments; {words}: the commands without a slash.
+REPL_UNKNOWN_COMMAND = "comando desconhecido: {command}. Comandos: {commands} (e {words})"
 REPL_NO_SOURCES = "Ainda não há fontes: faça uma pergunta primeiro."
 REPL_LAST_WITHOUT_SOURCES = (
     "A última pergunta não teve fontes: nenhum trecho da documentação trata dela."
@@ -295,66 +364,3 @@ REPL_MODEL_SET = "Modelo agora: {model}."
 REPL_MODEL_CURRENT = "Modelo atual: {model}; troque com /modelo NOME (ex.: /modelo llama3.2)."
 REPL_BAD_MODEL = "nome de modelo inválido: {value!r}; use um só nome, ex.: /modelo llama3.2"
 REPL_REINDEXED = "Índice atualizado: {files} arquivo(s), {chunks} trecho(s)."
-
-# --- evaluation, `docai eval` (docai/retrieval/evaluation.py, docai/cli/commands/evaluate.py) --------------------
-EVAL_FILE_UNREADABLE = "não consigo ler o arquivo de perguntas {file}: {reason}"
-EVAL_BAD_LINE = "{file}, linha {line}: {problem}"
-EVAL_BAD_JSON = "JSON inválido ({reason}); cada linha deve ser um objeto JSON"
-EVAL_NOT_OBJECT = 'cada linha deve ser um objeto JSON, como {"id": ..., "question": ..., "gold": [...]}'
-EVAL_MISSING_FIELD = 'o campo "{field}" está faltando ou não é um texto'
-EVAL_BAD_GOLD = (
-    'o campo "gold" deve ser uma lista de {{"source": ..., "answer": ...}} '
-    "(lista vazia: os documentos não respondem à pergunta)"
-)
-EVAL_DUPLICATE_ID = 'o id "{id}" já apareceu antes; cada pergunta precisa de um id único'
-EVAL_NO_QUESTIONS = "{file} não tem nenhuma pergunta (uma por linha, em JSON)"
-EVAL_TITLE = "Avaliação da busca: {file} ({questions} perguntas, {covered} respondidas pelos documentos)"
-EVAL_SETTINGS = "documentos: {docs} · método: {method} · relevância mínima: {min_score}"
-EVAL_HEADER = "grupo"
-EVAL_QUESTIONS = "perguntas"
-EVAL_OVERALL = "geral"
-EVAL_TYPE = "tipo {name}"
-EVAL_LANG = "idioma {name}"
-EVAL_NO_COVERED = "Nenhuma pergunta do arquivo tem resposta esperada (gold); não há acertos a medir."
-EVAL_VERDICT_REFUSALS = (
-    "Recusas (nem os melhores trechos nem um arquivo inteiro cobrem a pergunta o bastante):"
-)
-EVAL_UNCOVERED_REFUSED = "  sem resposta nos documentos, recusadas (o certo): {refused} de {total}"
-EVAL_COVERED_REFUSED = "  com resposta nos documentos, recusadas por engano: {refused} de {total}"
-EVAL_FALLBACKS = (
-    "  respondidas pelo arquivo inteiro (nenhum trecho acima da relevância mínima): "
-    "{covered} com resposta, {uncovered} sem resposta"
-)
-EVAL_MISSES = "Sem acerto nos 10 primeiros: {ids}"
-
-# --- dense retrieval, --embed-model (docai/retrieval/dense.py, docai/index/vector_store.py) ---------------
-DENSE_PROGRESS = "Calculando embeddings"
-DENSE_STORE_REBUILT = "vetores salvos de {model} descartados ({reason}); calculando de novo."
-DENSE_STORE_CORRUPT = "{file} corrompido ou truncado"
-DENSE_STORE_OTHER_FORMAT = "formato de vetores {found}, esta versão usa o {expected}"
-DENSE_STORE_OTHER_MODEL = "o arquivo é do modelo {found!r}, não de {expected!r}"
-DENSE_DIMENSION_CHANGED = "o modelo agora gera vetores de {new} dimensões, os salvos têm {old}"
-DENSE_NOT_SAVED = (
-    "não consegui salvar os vetores em {path} ({reason}); eles serão calculados de novo "
-    "na próxima vez"
-)
-DENSE_MODEL_NOT_FOUND = (
-    "o modelo de embeddings {model!r} não está instalado no Ollama. Baixe-o com "
-    "`ollama pull {model}` (ou escolha outro com --embed-model; `ollama list` mostra os instalados)"
-)
-DENSE_CANNOT_EMBED = (
-    "o modelo {model!r} não gera embeddings ({detail}). Use um modelo de embeddings com "
-    "--embed-model, ex.: `ollama pull nomic-embed-text` e --embed-model nomic-embed-text"
-)
-DENSE_BAD_VECTORS = (
-    "o modelo {model!r} devolveu embeddings inválidos ({problem}). Ele é mesmo um modelo de "
-    "embeddings? Experimente --embed-model nomic-embed-text"
-)
-DENSE_PROBLEM_COUNT = "{got} vetores para {expected} textos"
-DENSE_PROBLEM_SHAPE = "vetores de tamanhos diferentes ou vazios"
-DENSE_PROBLEM_VALUES = "valores não finitos"
-DENSE_QUESTION_DIMENSION = (
-    "o modelo {model!r} gerou um vetor de {got} dimensões para a pergunta, mas o índice denso "
-    "tem {expected}. Rode de novo com --rebuild"
-)
-DENSE_FALLBACK = "busca densa desativada ({reason}); seguindo só com a busca por palavras."

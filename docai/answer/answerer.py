@@ -19,20 +19,20 @@ changed index can never serve a stale retrieval or answer.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cachetools import LRUCache
 
 from docai import messages
-from docai.answer.prompt import Prompt, build_fallback_prompt, build_prompt
+from docai.answer.prompt import Prompt, build_fallback_prompt, build_prompt, prompt_budget
 from docai.llm.base import ChatBackend
 from docai.llm.errors import EmptyAnswer, LLMError, ThinkingUnsupported
 from docai.llm.events import Done, TextDelta, ThinkingDelta
 from docai.loading import load_file
 from docai.records import Hit, join_heading
-from docai.retrieval.verdict import Fallback, NotCovered, Passages, Verdict, retrieve_as_configured
+from docai.retrieval.verdict import Fallback, NotCovered, Passages, Verdict, retrieve
 from docai.settings import Settings
 
 if TYPE_CHECKING:
@@ -96,6 +96,18 @@ class _Recorded:
     done: Done
 
 
+def retrieve_as_configured(
+    index: SearchIndex, question: str, settings: Settings, dense: DenseRanking | None = None
+) -> Verdict:
+    """`retrieve` as `docai ask` and `docai eval` run it: the user's k and bar, and a
+    fallback file no longer than the prompt of `settings.num_ctx` can hold (the prompt's
+    budget is this stage's knowledge, so retrieval is handed a number)."""
+    return retrieve(
+        index, question, settings.top_k, settings.min_score,
+        dense=dense, max_file_tokens=prompt_budget(settings.num_ctx),
+    )
+
+
 def normalise_question(question: str) -> str:
     """The cache identity of a question: case and spacing do not change what is asked."""
     return " ".join(question.casefold().split())
@@ -152,11 +164,11 @@ class Answerer:
     def close(self) -> None:
         self._backend.close()
 
-    def answer(self, question: str) -> Iterator[AnswerEvent]:
+    def answer(self, question: str) -> Generator[AnswerEvent, None, None]:
         """Events for one question, in order: Retrieved | Fallback | NotCovered, then
         warnings, then (CacheReplay,) thinking/text deltas and Done, or ModelFailed.
 
-        Lazy: nothing happens until iteration starts; closing the iterator (Ctrl-C) closes
+        Lazy: nothing happens until iteration starts; closing the generator (Ctrl-C) closes
         the model's stream, so the server stops generating.
         """
         verdict = self._retrieve(question)

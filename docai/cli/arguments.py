@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Callable
-from typing import NoReturn
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NoReturn
 
 from docai import messages
 
@@ -64,20 +64,40 @@ def translate(message: str) -> str:
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Keeps the description's line breaks; "uso:" instead of "usage:"."""
 
-    def add_usage(self, usage, actions, groups, prefix=None):  # type: ignore[no-untyped-def]
+    def add_usage(
+        self,
+        usage: str | None,
+        actions: Iterable[argparse.Action],
+        groups: Iterable[argparse._MutuallyExclusiveGroup],
+        prefix: str | None = None,
+    ) -> None:
         # argparse passes prefix "" when it only wants a sub-command's `prog`.
         prefix = messages.ARGS_USAGE_PREFIX if prefix is None else prefix
         super().add_usage(usage, actions, groups, prefix=prefix)
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """An argparse parser whose help headings and errors are in pt-BR (sub-parsers too)."""
+    """An argparse parser whose help headings and errors are in pt-BR (sub-parsers too).
 
-    def __init__(self, *args, add_help: bool = True, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    Keyword arguments only, as `add_subparsers` passes them. `parents` are merged after the
+    headings are translated, so a parent's groups join the ones of the same (pt-BR) name;
+    `-h` comes after them, so usage lists it after the shared options.
+    """
+
+    def __init__(
+        self,
+        *,
+        add_help: bool = True,
+        parents: Sequence[argparse.ArgumentParser] = (),
+        **kwargs: Any,
+    ) -> None:
         kwargs.setdefault("formatter_class", HelpFormatter)
-        super().__init__(*args, add_help=False, **kwargs)
+        super().__init__(add_help=False, **kwargs)
         self._positionals.title = messages.ARGS_POSITIONALS_TITLE
         self._optionals.title = messages.ARGS_OPTIONS_TITLE
+        for parent in parents:  # as argparse itself merges them
+            self._add_container_actions(parent)
+            self._defaults.update(parent._defaults)
         if add_help:
             self.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS,
                               help=messages.ARGS_HELP)

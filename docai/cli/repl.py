@@ -20,13 +20,11 @@ from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from docai import messages
 from docai.answer.answerer import Answerer
 from docai.cli.render import AnswerPrinter
-from docai.cli.repl_commands import Session, run_command
+from docai.cli.repl_commands import Session, find_command, run_command
 from docai.cli.startup import open_retrieval
 from docai.llm.base import make_backend
 from docai.settings import Settings, history_file
 from docai.text.analysis import surely_english
-
-QUIT_WORDS = frozenset({"sair", "exit", "quit", "/sair", "/exit", "/quit"})
 
 
 def run(settings: Settings) -> int:
@@ -59,14 +57,15 @@ def run(settings: Settings) -> int:
 
 
 def handle_line(line: str, session: Session) -> bool:
-    """Act on one input line; False means the user asked to leave."""
+    """Act on one input line; False means the user asked to leave.
+
+    A line is a command when it starts with a slash, or when it is a command's name as a
+    whole (`sair`); anything else is a question."""
     text = line.strip()
     if not text:
         session.out.write(messages.REPL_EMPTY_LINE + "\n")
         session.out.flush()
-    elif text.casefold() in QUIT_WORDS:
-        return False
-    elif text.startswith("/"):
+    elif text.startswith("/") or find_command(text) is not None:
         try:
             run_command(text, session)
         except KeyboardInterrupt:  # e.g. a long /reindexar: the old index stays in use
@@ -75,7 +74,7 @@ def handle_line(line: str, session: Session) -> bool:
             session.out.write(messages.INTERRUPTED + "\n")
     else:
         ask(text, session)
-    return True
+    return not session.leaving
 
 
 def ask(question: str, session: Session) -> None:

@@ -1,4 +1,5 @@
-"""The REPL's slash commands (/ajuda, /fontes, /pensamento, /k, /modelo, /reindexar).
+"""The REPL's commands, in one table (`COMMANDS`) that dispatch, `/ajuda` and the
+unknown-command hint are all built from, so none of them can forget a command.
 
 Each command reads or changes the `Session` of one REPL run and prints a short pt-BR reply.
 Settings stay frozen: a command that changes one derives new Settings with
@@ -32,27 +33,65 @@ class Session:
     interactive: bool
     last_answer: AnswerPrinter | None = None
     model_failed: bool = False
+    leaving: bool = False  # the user asked to end the session
+
+
+@dataclass(frozen=True, slots=True)
+class ReplCommand:
+    """One command: the names it answers to (the first is the one help shows; a name
+    without a slash is recognised only as a whole line), the argument help shows after
+    it, its `messages` summary and the function that runs it with the rest of the line."""
+
+    names: tuple[str, ...]
+    argument: str
+    summary: str
+    handler: Callable[[Session, str], None]
+
+    @property
+    def usage(self) -> str:
+        return f"{self.names[0]} {self.argument}".rstrip()
+
+
+def find_command(name: str) -> ReplCommand | None:
+    return _BY_NAME.get(name.casefold())
 
 
 def run_command(line: str, session: Session) -> None:
-    """Execute `/name args`; an unknown name lists the commands."""
+    """Execute `name args`; an unknown name lists the commands."""
     name, _, argument = line.strip().partition(" ")
-    handler = COMMANDS.get(name.casefold())
-    if handler is None:
-        _say(session, messages.REPL_UNKNOWN_COMMAND.format(command=name))
+    command = find_command(name)
+    if command is None:
+        _say(session, unknown_command_text(name))
         return
-    handler(session, argument.strip())
+    command.handler(session, argument.strip())
+
+
+def help_text(session: Session) -> str:
+    """What `/ajuda` shows: every command with its summary and the current values."""
+    settings = session.answerer.settings
+    values = {
+        "thinking": messages.REPL_SHOWN if session.show_thinking else messages.REPL_HIDDEN,
+        "k": settings.top_k,
+        "max_k": MAX_TOP_K,
+        "model": settings.model,
+    }
+    width = max(len(command.usage) for command in COMMANDS) + 4
+    lines = [
+        f"  {command.usage:<{width}}{command.summary.format(**values)}" for command in COMMANDS
+    ]
+    return "\n".join([messages.REPL_HELP_HEADER, *lines, messages.REPL_HELP_FOOTER])
+
+
+def unknown_command_text(name: str) -> str:
+    slash = [command.usage for command in COMMANDS if command.names[0].startswith("/")]
+    words = [command.usage for command in COMMANDS if not command.names[0].startswith("/")]
+    return messages.REPL_UNKNOWN_COMMAND.format(
+        command=name, commands=", ".join(slash), words=", ".join(words)
+    )
 
 
 def _help(session: Session, _argument: str) -> None:
-    settings = session.answerer.settings
-    thinking = messages.REPL_SHOWN if session.show_thinking else messages.REPL_HIDDEN
-    _say(
-        session,
-        messages.REPL_HELP.format(
-            thinking=thinking, k=settings.top_k, max_k=MAX_TOP_K, model=settings.model
-        ),
-    )
+    _say(session, help_text(session))
 
 
 def _sources(session: Session, _argument: str) -> None:
@@ -121,17 +160,23 @@ def _reindex(session: Session, _argument: str) -> None:
     _say(session, messages.REPL_REINDEXED.format(files=report.files, chunks=report.chunks))
 
 
+def _leave(session: Session, _argument: str) -> None:
+    session.leaving = True
+
+
 def _say(session: Session, text: str) -> None:
     session.out.write(text + "\n")
     session.out.flush()
 
 
-COMMANDS: dict[str, Callable[[Session, str], None]] = {
-    "/ajuda": _help,
-    "/help": _help,
-    "/fontes": _sources,
-    "/pensamento": _toggle_thinking,
-    "/k": _top_k,
-    "/modelo": _model,
-    "/reindexar": _reindex,
-}
+COMMANDS: tuple[ReplCommand, ...] = (
+    ReplCommand(("/ajuda", "/help"), "", messages.REPL_HELP_HELP, _help),
+    ReplCommand(("/fontes",), "", messages.REPL_HELP_SOURCES, _sources),
+    ReplCommand(("/pensamento",), "", messages.REPL_HELP_THINKING, _toggle_thinking),
+    ReplCommand(("/k",), "N", messages.REPL_HELP_K, _top_k),
+    ReplCommand(("/modelo",), "NOME", messages.REPL_HELP_MODEL, _model),
+    ReplCommand(("/reindexar",), "", messages.REPL_HELP_REINDEX, _reindex),
+    ReplCommand(("sair", "exit", "quit", "/sair", "/exit", "/quit"), "", messages.REPL_HELP_QUIT,
+                _leave),
+)
+_BY_NAME = {name: command for command in COMMANDS for name in command.names}

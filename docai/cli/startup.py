@@ -12,10 +12,10 @@ from docai.cli.progress import progress_bar
 from docai.cli.render import print_index_notes
 from docai.cli.report import nothing_to_search
 from docai.errors import DocsFolderError
-from docai.index.build import BuildReport, open_index
+from docai.index.build import BuildReport
 from docai.loading import unsupported_suffixes
 from docai.retrieval.dense import DenseRanking, open_dense
-from docai.retrieval.search_index import SearchIndex
+from docai.retrieval.search_index import SearchIndex, open_index
 from docai.settings import Settings
 
 

@@ -1,4 +1,4 @@
-"""open_index: the search index of a docs folder, reusing the on-disk cache wherever it can.
+"""build_index: the stored index of a docs folder, reusing the on-disk cache wherever it can.
 
 Files whose size and mtime match the cache are reused without being read (unless modified
 within `RACY_WINDOW_NS` of the cache's last write: those could have changed unseen); the
@@ -34,7 +34,6 @@ from docai.index.scoring import smooth_idf
 from docai.index.workers import ParsedFile, parse_file
 from docai.loading import PARSER_VERSION, discover, source_name
 from docai.records import Notice, Progress, Skipped, progress_for
-from docai.retrieval.search_index import SearchIndex, TermMatrix
 from docai.settings import ChunkSettings, Settings
 from docai.text.analysis import ANALYZER_VERSION
 
@@ -60,7 +59,7 @@ class PhaseTimings:
 
 @dataclass(frozen=True, slots=True)
 class BuildReport:
-    """What open_index did, for `docai index` and the REPL banner.
+    """What build_index did, for `docai index` and the REPL banner.
 
     `files` counts the files indexed (not skipped); new/changed/unchanged partition every
     discovered file. `cache_status` is None when the cache was valid (or absent), else a
@@ -82,10 +81,11 @@ class BuildReport:
     cache_warning: str | None
 
 
-def open_index(
+def build_index(
     settings: Settings, *, progress: Progress | None = None
-) -> tuple[SearchIndex, BuildReport]:
-    """Build or refresh the index of `settings.docs_dir`; raises DocsFolderError only."""
+) -> tuple[CachedIndex, BuildReport]:
+    """Build or refresh the stored index of `settings.docs_dir` (parsing only what changed
+    since the cache was written); raises DocsFolderError only."""
     started = perf_counter()
     root = settings.docs_dir
     sources = [source_name(root, path) for path in discover(root)]
@@ -102,9 +102,6 @@ def open_index(
     entries, fresh = _entries(sources, kept, parsed, known)
     stored = _assemble(cache_key(settings), entries, fresh, parsed, previous)
     chunks = stored.chunks
-    index = SearchIndex(
-        chunks, TermMatrix(stored.vocabulary, stored.counts), settings.retrieval, idf=stored.idf
-    )
     indexed = perf_counter()
 
     changed_files = sum(1 for source in fresh if source in known)
@@ -133,7 +130,7 @@ def open_index(
         cache_status=cache_status,
         cache_warning=warning,
     )
-    return index, report
+    return stored, report
 
 
 def cache_key(settings: Settings) -> CacheKey:

@@ -37,8 +37,8 @@ from docai import __version__, messages
 from docai.errors import CacheError
 from docai.index.chunk_table import ChunkTable, Strings
 
-# 3: chunks moved from the manifest to arrays.npz; files stored column-wise.
-# 4: the TF-IDF idf stored in arrays.npz.
+# Bumped whenever the layout of either file changes: a cache written in another layout is
+# reported as such and rebuilt, never misread.
 FORMAT_VERSION = 4
 MANIFEST_NAME = "manifest.json"
 ARRAYS_NAME = "arrays.npz"

@@ -1,15 +1,16 @@
 """Chunks held column-wise (arrays, UTF-8 buffers), each `Chunk` built only when read.
 
-Why: a warm start used to decode every chunk of the cache into a `Chunk` object, and at
-100k chunks that was most of its time, although ranking needs only the sources, ordinals
-and token counts (as arrays) and a query reads the few chunks it returns. The texts and
-heading paths stay as the cache stores them, one UTF-8 buffer per column plus offsets, and
-are decoded on access. Building, slicing and joining tables is how `build` assembles an
-index from the cache and from freshly parsed files without touching unchanged chunks.
+Why: decoding every chunk of the cache into a `Chunk` object would take most of a warm
+start at 100k chunks, although ranking needs only the sources, ordinals and token counts
+(as arrays) and a query reads the few chunks it returns. The texts and heading paths stay
+as the cache stores them, one UTF-8 buffer per column plus offsets, and are decoded on
+access. Building, slicing and joining tables is how `build` assembles an index from the
+cache and from freshly parsed files without touching unchanged chunks.
 """
 
 from __future__ import annotations
 
+import builtins
 import operator
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -65,7 +66,7 @@ class Strings:
 
     def __getitem__(self, index: int) -> str:
         start, end = self.offsets[index], self.offsets[index + 1]
-        return str(memoryview(self.data)[start:end], "utf-8", _ERRORS)
+        return str(self.data.data[start:end], "utf-8", _ERRORS)
 
     def matching(self, pattern: re.Pattern[bytes], rows: np.ndarray) -> np.ndarray:
         """The ids among `rows` of the strings `pattern` finds (searched in place, UTF-8).
@@ -73,7 +74,7 @@ class Strings:
         Each string is searched as its own zero-copy view, not by position in the buffer,
         so a lookbehind at its start never sees the end of the string before it.
         """
-        view = memoryview(self.data)
+        view = self.data.data  # the buffer, as a memoryview
         spans = zip(rows.tolist(), self.offsets[rows].tolist(), self.offsets[rows + 1].tolist(),
                     strict=True)
         return np.array([row for row, start, end in spans if pattern.search(view[start:end])],
@@ -86,7 +87,7 @@ class Strings:
 
     def __iter__(self) -> Iterator[str]:
         """Each string, decoded as it is reached (a scan that stops early decodes little)."""
-        view = memoryview(self.data)
+        view = self.data.data  # the buffer, as a memoryview
         return (str(view[a:b], "utf-8", _ERRORS) for a, b in pairwise(self.offsets.tolist()))
 
 
@@ -208,11 +209,12 @@ class ChunkTable(Sequence[Chunk]):
     @overload
     def __getitem__(self, index: int) -> Chunk: ...
 
+    # `builtins.slice`: in this class body a bare `slice` names the method above.
     @overload
-    def __getitem__(self, index: slice) -> tuple[Chunk, ...]: ...
+    def __getitem__(self, index: builtins.slice) -> tuple[Chunk, ...]: ...
 
-    def __getitem__(self, index: int | slice) -> Chunk | tuple[Chunk, ...]:
-        if isinstance(index, slice):
+    def __getitem__(self, index: int | builtins.slice) -> Chunk | tuple[Chunk, ...]:
+        if isinstance(index, builtins.slice):
             return tuple(self[i] for i in range(*index.indices(len(self))))
         row = operator.index(index)
         if row < 0:

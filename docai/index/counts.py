@@ -1,18 +1,49 @@
-"""Merge per-file term-count blocks into one canonical matrix.
+"""Term counts as CSR blocks: one per parsed file, merged into one canonical matrix.
 
-Canonical means: vocabulary sorted, no term without a count, column indices sorted per row.
-Both a full build and an incremental one go through here, so they yield the very same
-matrix (same rows, same columns), and therefore the same IDF and the same search results.
+A block carries its own (first-seen) vocabulary, so a worker counts a file without knowing
+any other file's terms. Canonical means: vocabulary sorted, no term without a count, column
+indices sorted per row. Both a full build and an incremental one go through `merge`, so they
+yield the very same matrix (same rows, same columns), and therefore the same IDF and the
+same search results.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
-from docai.index.workers import CountBlock
+
+@dataclass(frozen=True, slots=True)
+class CountBlock:
+    """Term counts of some chunks: row i of (data, indices, indptr) counts terms of chunk i."""
+
+    vocabulary: tuple[str, ...]
+    data: np.ndarray
+    indices: np.ndarray
+    indptr: np.ndarray
+
+
+def count_terms(term_lists: list[list[str]]) -> CountBlock:
+    """Count each chunk's terms into a CSR block with its own (first-seen) vocabulary."""
+    ids: dict[str, int] = {}
+    data: list[int] = []
+    indices: list[int] = []
+    indptr = [0]
+    for terms in term_lists:
+        for term, count in Counter(terms).items():
+            indices.append(ids.setdefault(term, len(ids)))
+            data.append(count)
+        indptr.append(len(indices))
+    return CountBlock(
+        vocabulary=tuple(ids),
+        data=np.asarray(data, dtype=np.int32),
+        indices=np.asarray(indices, dtype=np.int32),
+        indptr=np.asarray(indptr, dtype=np.int64),
+    )
 
 
 def block_of(vocabulary: Sequence[str], counts: sp.csr_matrix) -> CountBlock:

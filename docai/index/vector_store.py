@@ -92,15 +92,15 @@ def load(path: Path, model: str) -> StoredVectors | None:
     except OSError as error:
         reason = error.strerror or error
         raise CacheError(messages.CACHE_UNREADABLE.format(reason=reason)) from error
-    version = _scalar(arrays["format_version"], "i", name)
+    version = int(_scalar(arrays["format_version"], "i", name))
     if version != FORMAT_VERSION:
         raise CacheError(
             messages.DENSE_STORE_OTHER_FORMAT.format(found=version, expected=FORMAT_VERSION)
         )
-    found = _scalar(arrays["model"], "U", name)
+    found = str(_scalar(arrays["model"], "U", name))
     if found != model:
         raise CacheError(messages.DENSE_STORE_OTHER_MODEL.format(found=found, expected=model))
-    dimension = _scalar(arrays["dimension"], "i", name)
+    dimension = int(_scalar(arrays["dimension"], "i", name))
     keys, vectors = arrays["keys"], arrays["vectors"]
     if (
         keys.dtype != CHECKSUM_DTYPE
@@ -130,7 +130,8 @@ def save(path: Path, stored: StoredVectors) -> None:
     )
 
 
-def _scalar(array: np.ndarray, kind: str, name: str) -> int | str:
+def _scalar(array: np.ndarray, kind: str, name: str) -> np.ndarray:
+    """`array` when it is a 0-d array of dtype kind `kind` ("i" int, "U" str)."""
     if array.shape != () or array.dtype.kind != kind:
         raise CacheError(messages.DENSE_STORE_CORRUPT.format(file=name))
-    return array.item()
+    return array

@@ -8,27 +8,15 @@ that is an order of magnitude less to send between processes.
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from docai.chunking import chunk_document
+from docai.index.counts import CountBlock, count_terms
 from docai.loading import DEFAULT_MAX_BYTES, load_file
 from docai.records import Chunk, Notice, Skipped
 from docai.settings import ChunkSettings
 from docai.text.analysis import chunk_terms
-
-
-@dataclass(frozen=True, slots=True)
-class CountBlock:
-    """Term counts of some chunks: row i of (data, indices, indptr) counts terms of chunk i."""
-
-    vocabulary: tuple[str, ...]
-    data: np.ndarray
-    indices: np.ndarray
-    indptr: np.ndarray
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,25 +69,6 @@ def parse_file(
         counts=count_terms([chunk_terms(chunk) for chunk in chunks]),
         skipped=None,
         notices=result.notices,
-    )
-
-
-def count_terms(term_lists: list[list[str]]) -> CountBlock:
-    """Count each chunk's terms into a CSR block with its own (first-seen) vocabulary."""
-    ids: dict[str, int] = {}
-    data: list[int] = []
-    indices: list[int] = []
-    indptr = [0]
-    for terms in term_lists:
-        for term, count in Counter(terms).items():
-            indices.append(ids.setdefault(term, len(ids)))
-            data.append(count)
-        indptr.append(len(indices))
-    return CountBlock(
-        vocabulary=tuple(ids),
-        data=np.asarray(data, dtype=np.int32),
-        indices=np.asarray(indices, dtype=np.int32),
-        indptr=np.asarray(indptr, dtype=np.int64),
     )
 
 

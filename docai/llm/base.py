@@ -18,11 +18,15 @@ class ChatBackend(Protocol):
 
     `stream_chat` yields ThinkingDelta/TextDelta events and ends with one Done; it raises
     `docai.llm.errors.LLMError` subclasses while iterating. `think=None` lets the server
-    decide whether the model reasons.
+    decide whether the model reasons. `name` says which kind of server it talks to (each
+    client class has its own) and `model` which model; both are only read.
     """
 
-    name: str
-    model: str
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model(self) -> str: ...
 
     def stream_chat(
         self,

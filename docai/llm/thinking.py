@@ -70,10 +70,11 @@ class _Splitter:
             break
         return out
 
-    def _awaited_tag(self) -> str | None:
+    def _awaited_tag(self) -> str:
+        """The tag that would change state next; "" when none can (after the one block)."""
         if self._thinking:
             return CLOSE_TAG
-        return None if self._closed_block else OPEN_TAG
+        return "" if self._closed_block else OPEN_TAG
 
     def _emit(self, out: list[ThinkingDelta | TextDelta], text: str) -> None:
         if text:

@@ -6,10 +6,12 @@ from collections.abc import Callable
 from pathlib import Path
 from types import MappingProxyType
 
+from docai import chunking, loading
 from docai.loading.html import parse_html
 from docai.loading.markdown import parse_markdown
 from docai.loading.text import parse_text
 from docai.records import Section
+from docai.text import tokens
 from docai.versioning import code_version
 
 Parser = Callable[[str, str], tuple[str, tuple[Section, ...]]]
@@ -25,12 +27,13 @@ PARSERS: MappingProxyType[str, Parser] = MappingProxyType(
 )
 SUPPORTED_SUFFIXES: frozenset[str] = frozenset(PARSERS)
 # Bump whenever a parser's output for a given file changes: cached chunks are keyed on it,
-# so every file is parsed again rather than kept as the old parser left it. A hash of the
-# loading code, the chunker and the parsing libraries' versions is added anyway.
+# so every file is parsed again rather than kept as the old parser left it. A hash of every
+# loading module, the chunker, the token counting it cuts by and the parsing libraries'
+# versions is added anyway.
 PARSER_VERSION = code_version(
     "5",
-    [*sorted(Path(__file__).parent.glob("*.py")), Path(__file__).parent.parent / "chunking.py"],
-    ["markdown-it-py", "beautifulsoup4", "lxml"],
+    modules=[loading, chunking, tokens],
+    packages=["markdown-it-py", "beautifulsoup4", "lxml"],
 )
 
 

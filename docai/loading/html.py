@@ -89,7 +89,7 @@ def _soup(markup: str) -> BeautifulSoup:
 
 
 def _content_roots(soup: BeautifulSoup) -> list[Tag | BeautifulSoup]:
-    main = soup.find("main") or soup.find(attrs={"role": "main"})
+    main = soup.find("main") or soup.find(role="main")
     if isinstance(main, Tag):
         return [main]
     articles = [a for a in soup.find_all("article") if a.find_parent("article") is None]

@@ -103,7 +103,7 @@ def _fenced(lines: list[str], fence: re.Match[str], depth: int) -> Iterator[str]
     name = directive["name"].casefold() if directive else ""
     if name in NAVIGATION_DIRECTIVES:
         return
-    if name not in PROSE_DIRECTIVES:
+    if directive is None or name not in PROSE_DIRECTIVES:
         yield from lines
         return
     closed = len(lines) > 1 and _closes(lines[-1], fence)

@@ -11,12 +11,23 @@ glossary translations; an identifier with its parts; see `Analyzer.query_concept
 concept is covered by a chunk when any of its terms occurs in it. Each concept weighs its
 idf (rare concepts say more about the topic than common ones), and a concept the corpus
 does not know at all ("Netlify", "KaTeX") weighs as much as the rarest known term: it is
-the most specific thing asked, and nothing answers it. A concept the corpus knows but the
-passages lack weighs only `ABSENT_SHARE` of its idf (`ABSENT_EVERYDAY_SHARE` for an
-everyday word): users describe things in their own words, which the docs often use
-elsewhere. A multi-word name ("VS Code") is one more named concept, covered only where the
-whole name occurs (`phrases`). Coverage = covered weight / total weight, in 0..1,
-comparable across questions and corpora.
+the most specific thing asked, and nothing answers it. An unknown *name* (a capitalised
+word, an identifier: "PostgreSQL", "--dry-run") weighs `unknown_name_weight` times that:
+the thing a user names is what the question is about, and docs that never mention it do
+not cover it, however well they match the rest ("connect my command to a PostgreSQL
+database"). An unknown *unspecific* word (a lower-case word we could not translate, or a
+common word the docs happen not to use) weighs `unspecific_share` of it: it may be the
+subject, so it counts against coverage, but less.
+
+A concept the corpus knows but the passages lack weighs only `absent_share` of its idf:
+users describe their problem in their own words ("get rid of old snapshots" for "prune
+archives"), and those words are often somewhere in the docs, just not where the answer is.
+For an everyday word ("tweak", "hand", "stay", or a Portuguese word the glossary lacks)
+the share is `absent_everyday_share`, lower: a paraphrase is made of such words, and the
+passage that answers it rarely uses them. A multi-word name ("VS Code") is one more named
+concept, covered only where the whole name occurs (`docai.text.names`). Coverage = covered
+weight / total weight, in 0..1, comparable across questions and corpora. The numbers are
+`RetrievalParams` fields (`docai.retrieval.params`).
 
 Everything here costs the postings of the question's terms (numpy over CSC slices), never
 a pass over the corpus in Python.
@@ -30,36 +41,16 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-# What an unknown *unspecific* concept (a lower-case word we could not translate, or a
-# common word the docs happen not to use) weighs, as a share of an unknown specific one
-# (a name, an identifier): it may be the subject, so it counts against coverage, but less.
-# Calibrated with the bars by scripts/eval.py.
-UNSPECIFIC_SHARE = 0.15
-# What an unknown *name* (a capitalised word, an identifier: "PostgreSQL", "--dry-run")
-# weighs, in multiples of the rarest known term. The thing a user names is what the
-# question is about; docs that never mention it do not cover it, however well they match
-# the rest ("connect my command to a PostgreSQL database"). Calibrated by scripts/eval.py.
-UNKNOWN_NAME_WEIGHT = 2.0
-# What a concept the docs know but the passages lack weighs, as a share of its idf. Users
-# describe their problem in their own words ("get rid of old snapshots" for "prune
-# archives"), and those words are often somewhere in the docs, just not where the answer
-# is; the thing that makes a question uncovered is usually one the docs never mention at
-# all (weighed above). Calibrated by scripts/eval.py.
-ABSENT_SHARE = 0.6
-# The same for an unspecific concept (an everyday word: "tweak", "hand", "stay", or a
-# Portuguese word the glossary lacks): a paraphrase is made of such words, and the passage
-# that answers it rarely uses them. Measured on nine eval sets (Jinja held out): 0.6
-# refused 27 of 436 covered questions (8 of 51 on Requests), 0.4 refuses 17 (4 of 51) and
-# lets 3 more of 107 uncovered ones through.
-ABSENT_EVERYDAY_SHARE = 0.4
+from docai.index.scoring import lucene_idf
+from docai.retrieval.params import RetrievalParams
 
 
 @dataclass(frozen=True, eq=False)
 class Concepts:
     """A question's distinct concepts: the known column ids of each (empty when unknown),
     whether each is specific (an unknown specific concept weighs in full against coverage,
-    an unknown unspecific one `UNSPECIFIC_SHARE` of that) and whether it is a name (an
-    unknown one weighs `UNKNOWN_NAME_WEIGHT` times in full); see `analysis.Concept`.
+    an unknown unspecific one `unspecific_share` of that) and whether it is a name (an
+    unknown one weighs `unknown_name_weight` times in full); see `analysis.Concept`.
 
     `phrase_rows` adds one named concept per multi-word name (`phrases`): the chunks whose
     text contains it. It counts after the word concepts, and a passage covers it only by
@@ -85,23 +76,18 @@ class Concepts:
                 np.array(self.named + names, dtype=bool))
 
 
-def idf(document_frequency: np.ndarray, rows: int) -> np.ndarray:
-    """Lucene's BM25 idf, always positive; a frequency of 0 (unknown) counts as 1."""
-    frequency = np.maximum(document_frequency, 1).astype(np.float64)
-    return np.log1p((rows - frequency + 0.5) / (frequency + 0.5))
-
-
 def _postings(postings: sp.csc_matrix, column: int) -> np.ndarray:
     return postings.indices[postings.indptr[column]:postings.indptr[column + 1]]
 
 
 def concept_weights(
-    postings: sp.csc_matrix, concepts: Concepts, share: float = UNSPECIFIC_SHARE
+    postings: sp.csc_matrix, concepts: Concepts, params: RetrievalParams
 ) -> np.ndarray:
     """idf of each concept, from the document frequency of its most frequent term (a
     lower bound of the chunks holding any of its terms, read off the postings offsets in
     constant time) or, for a multi-word name, of the chunks holding it; an unknown concept
-    weighs as much as the rarest known term (times `share` when unspecific)."""
+    weighs as much as the rarest known term (times `unknown_name_weight` when a name,
+    `unspecific_share` when unspecific)."""
     document_frequency = np.diff(postings.indptr)
     frequency = np.array(
         [document_frequency[c].max(initial=0) for c in concepts.columns]
@@ -109,12 +95,19 @@ def concept_weights(
     )
     unknown = frequency == 0
     specific, named = concepts.flags()
-    factor = np.select([unknown & named, unknown & ~specific], [UNKNOWN_NAME_WEIGHT, share], 1.0)
-    return idf(frequency, postings.shape[0]) * factor
+    factor = np.select(
+        [unknown & named, unknown & ~specific],
+        [params.unknown_name_weight, params.unspecific_share], 1.0,
+    )
+    return lucene_idf(frequency, postings.shape[0]) * factor
 
 
 def passages_coverage(
-    counts: sp.csr_matrix, rows: np.ndarray, concepts: Concepts, weights: np.ndarray
+    counts: sp.csr_matrix,
+    rows: np.ndarray,
+    concepts: Concepts,
+    weights: np.ndarray,
+    params: RetrievalParams,
 ) -> float:
     """Coverage (0..1) of the question by the chunks in `rows` taken together.
 
@@ -129,7 +122,7 @@ def passages_coverage(
          for columns in concepts.columns]
         + [bool(np.isin(phrase, rows).any()) for phrase in concepts.phrase_rows], dtype=bool,
     )
-    return float(_coverage(weights, present[:, None], concepts)[0])
+    return float(_coverage(weights, present[:, None], concepts, params)[0])
 
 
 def file_coverage(
@@ -138,6 +131,7 @@ def file_coverage(
     sources: Sequence[str],
     concepts: Concepts,
     weights: np.ndarray,
+    params: RetrievalParams,
     eligible: np.ndarray | None = None,
 ) -> tuple[str | None, float]:
     """The file covering most of the question (any of its chunks counts) and its coverage,
@@ -151,7 +145,7 @@ def file_coverage(
             present[concept, source_of[_postings(postings, column)]] = True
     for phrase, rows in enumerate(concepts.phrase_rows, start=len(concepts.columns)):
         present[phrase, source_of[rows]] = True
-    coverage = _coverage(weights, present, concepts)
+    coverage = _coverage(weights, present, concepts, params)
     if eligible is not None:
         coverage[~eligible] = 0.0
     if not coverage.any():
@@ -160,15 +154,17 @@ def file_coverage(
     return sources[best], float(coverage[best])
 
 
-def _coverage(weights: np.ndarray, present: np.ndarray, concepts: Concepts) -> np.ndarray:
+def _coverage(
+    weights: np.ndarray, present: np.ndarray, concepts: Concepts, params: RetrievalParams
+) -> np.ndarray:
     """Coverage of each column of `present` (concepts x candidates: is concept i in
     candidate j?): the share of the concepts' weight that is present, where a known
-    concept that is absent weighs `ABSENT_SHARE` of its weight (`ABSENT_EVERYDAY_SHARE`
+    concept that is absent weighs `absent_share` of its weight (`absent_everyday_share`
     when unspecific)."""
     if len(weights) == 0:
         return np.zeros(present.shape[1])
     specific, _ = concepts.flags()
-    absent_share = np.where(specific, ABSENT_SHARE, ABSENT_EVERYDAY_SHARE)
+    absent_share = np.where(specific, params.absent_share, params.absent_everyday_share)
     absent_factor = np.where(concepts.known(), absent_share, 1.0)[:, None]
     effective = np.where(present, 1.0, absent_factor) * weights[:, None]
     total = effective.sum(axis=0)

@@ -53,8 +53,8 @@ class Embedder(Protocol):
 class DenseIndex:
     """Unit-length float32 `vectors[i]` for chunk i, in the order of `SearchIndex.chunks`.
 
-    `tiebreak[i]` is chunk i's place in (source, ordinal) order, the same tie rule as the
-    lexical rankings, so equal cosines never make results depend on build order.
+    `tiebreak[i]` is chunk i's place in (source, ordinal) order (`ChunkTable.tiebreak`, the
+    lexical rankings' tie rule), so equal cosines never make results depend on build order.
     """
 
     vectors: np.ndarray
@@ -149,7 +149,7 @@ def build_dense_index(
         dimension=dimension,
         notices=tuple(notices),
     )
-    return DenseIndex(vectors, chunk_tiebreak(chunks)), report
+    return DenseIndex(vectors, ChunkTable.of(chunks).tiebreak()), report
 
 
 class DenseRetriever:
@@ -181,11 +181,6 @@ class DenseRetriever:
                     model=self.model, got=vector.shape[0], expected=self.index.dimension))
             self._questions[question] = vector
         return self.index.rank(vector, n)
-
-
-def chunk_tiebreak(chunks: Sequence[Chunk]) -> np.ndarray:
-    """Each chunk's rank in (source, ordinal) order, as the lexical index orders ties."""
-    return ChunkTable.of(chunks).tiebreak()
 
 
 class DenseRanking:

@@ -10,8 +10,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-RRF_K = 60
-
 
 def top(candidates: np.ndarray, scores: np.ndarray, tiebreak: np.ndarray, n: int) -> np.ndarray:
     """The best `n` of `candidates` (chunk ids), by score descending then tiebreak.
@@ -32,10 +30,12 @@ def top(candidates: np.ndarray, scores: np.ndarray, tiebreak: np.ndarray, n: int
 def reciprocal_rank_fusion(
     rankings: list[np.ndarray],
     tiebreak: np.ndarray,
-    k: int = RRF_K,
+    *,
+    k: int,
     weights: Sequence[float] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Fuse rankings of chunk ids by sum of weight / (k + rank), rank starting at 1.
+    """Fuse rankings of chunk ids by sum of weight / (k + rank), rank starting at 1
+    (`k`: `RetrievalParams.rrf_k`).
 
     Ranks, not raw scores, are fused: BM25 and cosine live on different scales, and RRF
     (Cormack et al., 2009) needs no calibration. `weights` (one per ranking, default 1)

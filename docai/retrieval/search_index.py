@@ -1,168 +1,61 @@
-"""The in-memory lexical index: per-chunk term counts and the search over them.
+"""The search over the stored term counts: ranking, near-duplicates, the relevance bar.
 
-`TermMatrix` is what gets stored (counts per file, so files can be added or removed
-without re-analysing the others). `SearchIndex` derives every weight from the counts in
-its constructor, so an index stacked from stored parts ranks and scores exactly like one
+`SearchIndex` derives every weight from the counts (`docai.index.matrix.TermMatrix`) in its
+constructor, so an index assembled from stored parts ranks and scores exactly like one
 built from scratch. The one exception is the TF-IDF idf of a cached index: it is itself a
 function of the counts, stored with them (`scoring.smooth_idf`), and taken as given so a
 warm start need not import scikit-learn to recompute it.
 
 Relevance bar: `Hit.score` is the chosen method's own score (cosine for "tfidf", BM25 for
 "bm25", reciprocal-rank-fusion for "hybrid"), but `min_score` is always compared with the
-*concept coverage* of the question by the top hits together (`docai.retrieval.coverage`): bounded
-(0..1), comparable across questions and corpora, and, unlike a cosine, low for a question
-whose specific subject the docs never mention even when it shares their everyday words. One
-bar then means the same thing whatever `--retrieval` says.
+*concept coverage* of the question by the top hits together (`docai.retrieval.coverage`):
+bounded (0..1), comparable across questions and corpora, and, unlike a cosine, low for a
+question whose specific subject the docs never mention even when it shares their everyday
+words. One bar then means the same thing whatever `--retrieval` says.
+
+Every tuned number (depths, fusion weights, bars, shares) comes from the index's
+`RetrievalParams` (`docai.retrieval.params`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import itertools
 import math
-import operator
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-import scipy.sparse as sp
 
+from docai.index.build import BuildReport, build_index
 from docai.index.chunk_table import ChunkTable
-from docai.index.scoring import BM25_B, BM25_K1, Bm25Scorer, TfidfScorer
-from docai.records import Chunk, Hit
+from docai.index.matrix import TermMatrix, canonical
+from docai.index.scoring import Bm25Scorer, TfidfScorer
+from docai.records import Chunk, Hit, Progress
 from docai.retrieval import coverage
 from docai.retrieval.coverage import Concepts
 from docai.retrieval.fusion import drop_near_duplicates, reciprocal_rank_fusion, top
+from docai.retrieval.params import DEFAULT_METHOD, DEFAULT_PARAMS, METHODS, RetrievalParams
+from docai.settings import Settings
 from docai.text.analysis import ANALYZER_VERSION, Analyzer, default_analyzer
 from docai.text.names import multiword_names, name_pattern
 
-METHODS = ("hybrid", "tfidf", "bm25")
-# Minimum concept coverage of the question by the top hits together (see the module
-# docstring); calibrated by scripts/eval.py on the docai, MkDocs, Click and Borg sets.
-DEFAULT_MIN_RELEVANCE = 0.65
-# Chunks more similar than this to a better-ranked hit are dropped (None: keep them).
-DEFAULT_DUPLICATE_SIMILARITY = 0.85
-# Weights of the TF-IDF and BM25 rankings in the hybrid fusion. BM25 ranked better than
-# TF-IDF on every evaluation set; fused at equal weight, TF-IDF pulled the hybrid below
-# BM25 alone, at a quarter it breaks BM25's near-ties without overriding it.
-HYBRID_WEIGHTS = (0.25, 1.0)
-# Lexical ranking vs dense ranking when --embed-model is on.
-DENSE_WEIGHTS = (1.0, 1.0)
-# How deep each ranking goes before fusion and duplicate removal.
-RANK_DEPTH = 100
 
-
-@dataclass(frozen=True, eq=False)
-class TermMatrix:
-    """Term counts: row i = chunk i, column j = `vocabulary[j]`; int32, canonical CSR."""
-
-    vocabulary: tuple[str, ...]
-    counts: sp.csr_matrix
-
-    def __post_init__(self) -> None:
-        if self.counts.shape[1] != len(self.vocabulary):
-            raise ValueError(
-                f"{self.counts.shape[1]} columns for {len(self.vocabulary)} vocabulary terms"
-            )
-
-    @property
-    def rows(self) -> int:
-        return self.counts.shape[0]
-
-    @classmethod
-    def from_term_lists(cls, term_lists: Sequence[Sequence[str]]) -> TermMatrix:
-        """Count each list's terms; the vocabulary is sorted so equal input gives equal output."""
-        vocabulary = tuple(sorted(set(itertools.chain.from_iterable(term_lists))))
-        column = {term: j for j, term in enumerate(vocabulary)}
-        indices = np.fromiter(
-            (column[term] for terms in term_lists for term in terms), dtype=np.int32
-        )
-        indptr = np.zeros(len(term_lists) + 1, dtype=np.int64)
-        np.cumsum([len(terms) for terms in term_lists], out=indptr[1:])
-        data = np.ones(len(indices), dtype=np.int32)
-        shape = (len(term_lists), len(vocabulary))
-        return cls(vocabulary, _canonical(sp.csr_matrix((data, indices, indptr), shape=shape)))
-
-    @classmethod
-    def stack(cls, matrices: Sequence[TermMatrix]) -> TermMatrix:
-        """Rows of all matrices in order, over the sorted union of their vocabularies.
-
-        Exact: stacking per-file matrices equals `from_term_lists` of all their term lists.
-        """
-        vocabulary = tuple(sorted(set().union(*(m.vocabulary for m in matrices))))
-        column = {term: j for j, term in enumerate(vocabulary)}
-        blocks = []
-        for matrix in matrices:
-            remap = np.fromiter((column[t] for t in matrix.vocabulary), dtype=np.int32,
-                                count=len(matrix.vocabulary))
-            counts = matrix.counts
-            blocks.append(sp.csr_matrix(
-                (counts.data, remap[counts.indices], counts.indptr),
-                shape=(counts.shape[0], len(vocabulary)),
-            ))
-        if not blocks:
-            return cls((), sp.csr_matrix((0, 0), dtype=np.int32))
-        return cls(vocabulary, _canonical(sp.vstack(blocks, format="csr")))
-
-    def compact(self) -> TermMatrix:
-        """Drop terms no row uses, so stale vocabulary entries cannot influence anything."""
-        used = np.flatnonzero(np.bincount(self.counts.indices, minlength=len(self.vocabulary)))
-        if len(used) == len(self.vocabulary):
-            return self
-        vocabulary = tuple(self.vocabulary[j] for j in used.tolist())
-        return TermMatrix(vocabulary, _canonical(self.counts[:, used]))
-
-
-def _canonical(counts: sp.csr_matrix) -> sp.csr_matrix:
-    """int32 counts, duplicates summed, column indices sorted: one layout per content."""
-    if counts.dtype == np.int32 and counts.has_canonical_format:
-        return counts
-    counts = counts.astype(np.int32)
-    counts.sum_duplicates()
-    counts.sort_indices()
-    return counts
-
-
-def _prepared(matrix: TermMatrix) -> tuple[TermMatrix, sp.csc_matrix, bool]:
-    """Canonical layout, no unused term, sorted vocabulary: equal content gives equal arrays.
-    Returned with its column layout (CSC), which the scorers fit from, and whether the
-    columns are the given ones in the given order (so per-column values still line up).
-
-    A matrix stacked from cached parts (perhaps with stale vocabulary, perhaps in another
-    column order) then yields bit-identical weights, scores and fingerprint to a rebuild:
-    floating-point sums run over the same terms in the same order. A matrix loaded from
-    the cache is in this form already; the column layout, needed anyway, shows it (no
-    empty column) without another pass over the counts.
-    """
-    counts = _canonical(matrix.counts)
-    columns = counts.tocsc()
-    vocabulary = matrix.vocabulary
-    if np.all(np.diff(columns.indptr)) and all(map(operator.lt, vocabulary, vocabulary[1:])):
-        return TermMatrix(vocabulary, counts), columns, True
-    compacted = TermMatrix(vocabulary, counts).compact()
-    vocabulary = compacted.vocabulary
-    order = sorted(range(len(vocabulary)), key=vocabulary.__getitem__)
-    prepared = TermMatrix(
-        tuple(vocabulary[j] for j in order), _canonical(compacted.counts[:, order])
-    )
-    return prepared, prepared.counts.tocsc(), False
-
-
-# A multi-word name with a word in more than this share of the chunks is not looked up:
-# such a word is the product's own name or an everyday one ("Flask CLI", "Sphinx Autodoc",
-# "Python Warnings"), and the docs speak of the thing without the exact pair. Checked on
-# covered questions of that kind against the eval sets' uncovered ones (scripts/eval.py).
-COMMON_NAME_WORD_SHARE = 0.1
+def open_index(
+    settings: Settings, *, progress: Progress | None = None
+) -> tuple[SearchIndex, BuildReport]:
+    """The search index of `settings.docs_dir`, built or refreshed through the on-disk cache
+    (`docai.index.build`); raises DocsFolderError only."""
+    stored, report = build_index(settings, progress=progress)
+    matrix = TermMatrix(stored.vocabulary, stored.counts)
+    return SearchIndex(stored.chunks, matrix, settings.retrieval, idf=stored.idf), report
 
 
 class SearchIndex:
     """Ranks chunks for a question. Build once (weights are computed here), query often.
 
     `analyzer` must be the one that produced the matrix (default: `default_analyzer()`).
-    `duplicate_similarity=None` turns near-duplicate removal off; `k1` and `b` are BM25's
-    term-frequency saturation and length normalisation (exposed for evaluation). `chunks`
+    `params` holds every tuned number of ranking and refusal (`RetrievalParams`). `chunks`
     are kept as a `ChunkTable` (a cached index comes as one): ranking reads its columns,
     and only the chunks a query returns are ever decoded.
 
@@ -175,12 +68,10 @@ class SearchIndex:
         self,
         chunks: Sequence[Chunk],
         matrix: TermMatrix,
-        method: str = "hybrid",
+        method: str = DEFAULT_METHOD,
         *,
         analyzer: Analyzer | None = None,
-        duplicate_similarity: float | None = DEFAULT_DUPLICATE_SIMILARITY,
-        k1: float = BM25_K1,
-        b: float = BM25_B,
+        params: RetrievalParams = DEFAULT_PARAMS,
         idf: np.ndarray | None = None,
     ) -> None:
         if method not in METHODS:
@@ -192,11 +83,11 @@ class SearchIndex:
         self.chunks: ChunkTable = ChunkTable.of(chunks)
         self.method = method
         self._analyzer = analyzer or default_analyzer()
-        self._duplicate_similarity = duplicate_similarity
-        self._matrix, columns, as_given = _prepared(matrix)
+        self.params = params
+        self._matrix, columns, as_given = canonical(matrix)
         self._column = {term: j for j, term in enumerate(self._matrix.vocabulary)}
         self._tfidf = TfidfScorer.fit(self._matrix.counts, columns, idf if as_given else None)
-        self._bm25 = Bm25Scorer.fit(self._matrix.counts, columns, k1, b)
+        self._bm25 = Bm25Scorer.fit(self._matrix.counts, columns, params.bm25_k1, params.bm25_b)
         self._sources, self._source_of = self.chunks.sources_by_name()
         self._tiebreak = self.chunks.tiebreak()
         self._last_concepts: tuple[str, Concepts] | None = None
@@ -266,17 +157,19 @@ class SearchIndex:
 
     def _chunks_naming(self, words: tuple[str, ...]) -> np.ndarray | None:
         """Ids of the chunks whose text contains the multi-word name of `words`; None when
-        no word of it is a search term (nothing to look it up by) or one is common
-        (`COMMON_NAME_WORD_SHARE`).
+        no word of it is a search term (nothing to look it up by) or one is common (in more
+        than `common_name_word_share` of the chunks): such a word is the product's own name
+        or an everyday one ("Flask CLI", "Sphinx Autodoc", "Python Warnings"), and the docs
+        speak of the thing without the exact pair.
 
         Only chunks holding every word of it are matched, on their stored bytes (no text
-        is decoded): at most `COMMON_NAME_WORD_SHARE` of the chunks, in milliseconds.
+        is decoded): a few of the chunks, in milliseconds.
         """
         candidates: np.ndarray | None = None
         for concept in self._analyzer.query_concepts(" ".join(words)):
             columns = self._known_columns(concept.terms)
             rows = np.unique(self._tfidf.by_column[:, columns].indices).astype(np.int64)
-            if len(rows) > COMMON_NAME_WORD_SHARE * len(self.chunks):
+            if len(rows) > self.params.common_name_word_share * len(self.chunks):
                 return None
             candidates = rows if candidates is None else np.intersect1d(candidates, rows)
         if candidates is None:
@@ -293,16 +186,17 @@ class SearchIndex:
         """Up to `k` hits, best first; [] when no question term is known or when even the
         `k` hits together cover less of the question than `min_score`.
 
-        `min_score` is a concept coverage (0..1) whatever the method; None means
-        `DEFAULT_MIN_RELEVANCE`. The bar accepts or refuses the top hits as a whole: it
-        says whether the docs answer the question, not how to order the passages.
+        `min_score` is a concept coverage (0..1) whatever the method; None means the
+        passage bar of `params` (`min_relevance`). The bar accepts or refuses the top hits
+        as a whole: it says whether the docs answer the question, not how to order them.
         """
         ids, counts = self._query(question)
         if len(ids) == 0 or k < 1:
             return []
         cosine = self._tfidf.scores(ids, counts)
         candidates = np.flatnonzero(cosine > 0)
-        depth = max(RANK_DEPTH, 4 * k)
+        params = self.params
+        depth = max(params.rank_depth, 4 * k)
         if self.method == "tfidf":
             ranked, scores = _ranked(candidates, cosine, self._tiebreak, depth)
         elif self.method == "bm25":
@@ -314,18 +208,20 @@ class SearchIndex:
                 [top(candidates, cosine, self._tiebreak, depth),
                  top(candidates, bm25, self._tiebreak, depth)],
                 self._tiebreak,
-                weights=HYBRID_WEIGHTS,
+                k=params.rrf_k,
+                weights=params.hybrid_weights,
             )
         if dense_rows:
             # Dense retrieval (optional embeddings) votes as one more ranking, by rank only.
             ranked, scores = reciprocal_rank_fusion(
                 [ranked[:depth], np.asarray(dense_rows[:depth], dtype=np.int64)],
                 self._tiebreak,
-                weights=DENSE_WEIGHTS,
+                k=params.rrf_k,
+                weights=params.dense_weights,
             )
         positions = self._diverse_positions(ranked, k)
         rows = ranked[positions]
-        bar = DEFAULT_MIN_RELEVANCE if min_score is None else min_score
+        bar = params.min_relevance if min_score is None else min_score
         if bar > 0 and self.coverage(question, rows) < bar:
             return []
         return [Hit(self.chunks[ranked[p]], float(scores[p])) for p in positions]
@@ -333,8 +229,10 @@ class SearchIndex:
     def coverage(self, question: str, rows: np.ndarray) -> float:
         """Concept coverage (0..1) of the question by the chunk ids in `rows` together."""
         concepts = self._concepts(question)
-        weights = coverage.concept_weights(self._tfidf.by_column, concepts)
-        return coverage.passages_coverage(self._matrix.counts, rows, concepts, weights)
+        weights = coverage.concept_weights(self._tfidf.by_column, concepts, self.params)
+        return coverage.passages_coverage(
+            self._matrix.counts, rows, concepts, weights, self.params
+        )
 
     @cached_property
     def _source_tokens(self) -> np.ndarray:
@@ -354,26 +252,27 @@ class SearchIndex:
         question term is known in such a file.
         """
         concepts = self._concepts(question)
-        weights = coverage.concept_weights(self._tfidf.by_column, concepts)
+        weights = coverage.concept_weights(self._tfidf.by_column, concepts, self.params)
         return coverage.file_coverage(
             self._tfidf.by_column, self._source_of, self._sources, concepts, weights,
-            eligible=self._source_tokens <= max_tokens,
+            self.params, eligible=self._source_tokens <= max_tokens,
         )
 
     def _diverse_positions(self, ranked: np.ndarray, k: int) -> list[int]:
         """Positions in `ranked` of the hits to return, near-duplicates of better hits skipped.
 
         Similarities are computed for a short prefix first and the prefix widened only when
-        duplicates used it up, so the usual query compares a dozen chunks, not `RANK_DEPTH`.
+        duplicates used it up, so the usual query compares a dozen chunks, not the whole
+        ranking.
         """
-        if self._duplicate_similarity is None:
+        threshold = self.params.duplicate_similarity
+        if threshold is None:
             return list(range(min(k, len(ranked))))
         size = 4 * k
         while True:
             prefix = ranked[:size]
             chosen = drop_near_duplicates(
-                self._tfidf.similarities(self._matrix.counts[prefix]), k,
-                self._duplicate_similarity,
+                self._tfidf.similarities(self._matrix.counts[prefix]), k, threshold,
             )
             if len(chosen) == k or size >= len(ranked):
                 return chosen

@@ -1,15 +1,17 @@
-"""Portuguese inflected forms -> candidate dictionary forms, so the glossary finds them.
+"""Inflected forms -> the dictionary forms they may come from, as candidates.
 
-Why: glossary entries are infinitives ("abrir", "manter") and singular nouns ("comando"),
-and questions use the first or third person ("Como abro...", "Como mantenho...", "o
-comando usa...") and plurals ("os comandos", "erros"). Snowball leaves short words whole,
-stems irregular forms apart from their infinitive ("abro" / "abrir", "protejo" /
-"proteg"), and stems some plurals apart from their singular ("comandos" -> comand,
-"comando" -> com; "erros" -> erros, "erro" -> erro), so the stem alone misses them. These
-rules only propose candidates: a candidate counts only when the glossary has it, so a
-noun that looks like a verb form ("carro" -> "carrar") finds nothing and changes nothing.
+Why, for Portuguese: glossary entries are infinitives ("abrir", "manter") and singular
+nouns ("comando"), and questions use the first or third person ("Como abro...", "Como
+mantenho...", "o comando usa...") and plurals ("os comandos", "erros"). Snowball leaves
+short words whole, stems irregular forms apart from their infinitive ("abro" / "abrir",
+"protejo" / "proteg"), and stems some plurals apart from their singular ("comandos" ->
+comand, "comando" -> com; "erros" -> erros, "erro" -> erro), so the stem alone misses
+them. These rules only propose candidates: a candidate counts only when the glossary has
+it, so a noun that looks like a verb form ("carro" -> "carrar") finds nothing and changes
+nothing. Words arrive folded (no accents): "peço" is "peco".
 
-Words arrive folded (no accents): "peço" is "peco".
+Why, for English: whether a word is rare (`concepts.is_rare_english`) is asked of its base
+forms too, since an inflected common word ("chokes", "emptier") is no rarer than the word.
 """
 
 from __future__ import annotations
@@ -48,6 +50,15 @@ _PLURALS: tuple[tuple[str, str], ...] = (
     ("as", "a"), ("es", "e"), ("os", "o"), ("is", "i"), ("us", "u"),
 )
 
+# English inflectional suffixes and what they may replace ("emptier" -> empty).
+_ENGLISH_SUFFIXES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("ies", ("y",)), ("ied", ("y",)), ("ier", ("y",)), ("iest", ("y",)),
+    ("es", ("", "e")), ("s", ("",)), ("ed", ("", "e")), ("ing", ("", "e")),
+    ("er", ("", "e")), ("est", ("", "e")), ("ly", ("",)),
+)
+# An English stem shorter than this is no word of its own ("s" + "ing").
+_MIN_ENGLISH_STEM = 3
+
 
 def singulars(word: str) -> tuple[str, ...]:
     """Singular nouns `word` may be the plural of, most likely first; () if none."""
@@ -70,3 +81,13 @@ def infinitives(word: str) -> tuple[str, ...]:
             candidates += [word[: -len(ending)] + c for c in _CONJUGATIONS]
             break
     return tuple(dict.fromkeys(c for c in candidates if c != word))
+
+
+def english_base_forms(word: str) -> list[str]:
+    """`word` and what it may be an inflection of ("chokes" -> chokes, choke, chok)."""
+    forms = [word]
+    for suffix, replacements in _ENGLISH_SUFFIXES:
+        stem = word[: -len(suffix)]
+        if word.endswith(suffix) and len(stem) >= _MIN_ENGLISH_STEM:
+            forms += [stem + replacement for replacement in replacements]
+    return forms

@@ -3,8 +3,9 @@
 Why: a name of several words is one thing, and its words are often everyday ones the docs
 use apart ("code", "server", "drive", "lambda"), so word by word a question about "VS
 Code" looks covered by docs that merely say "code". Only the words side by side mention
-the thing. Positions are not indexed, so `index` looks the name up in the chunks' text
-with `name_pattern`, a byte pattern that runs on the stored UTF-8 text without decoding it.
+the thing. Positions are not indexed, so `retrieval.search_index` looks the name up in
+the chunks' text with `name_pattern`, a byte pattern that runs on the stored UTF-8 text
+without decoding it.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from docai.text.analysis import fold_marks, starts_sentence
 from docai.text.stopwords import STOP_WORDS
+from docai.text.tokenise import fold_marks, starts_sentence
 
 # A word as written: up to the next space, without the quotes or brackets around it.
 _WORD = re.compile(r"\S+")
@@ -41,13 +42,12 @@ def multiword_names(question: str) -> tuple[tuple[str, ...], ...]:
         if leading:
             _close(run, names)
             start, raw = start + leading.end(), raw[leading.end():]
-        trailing = _TRAILING.search(raw)
-        word = raw[: trailing.start()]
+        word, trailing = _split_trailing(raw)
         if _is_name_word(word) and (run or not starts_sentence(question, start)):
             run.append(word)
         else:
             _close(run, names)
-        if trailing.group():
+        if trailing:
             _close(run, names)
     _close(run, names)
     return tuple(dict.fromkeys(names))
@@ -67,6 +67,13 @@ def _title_case(question: str, words: list[tuple[int, str]]) -> bool:
     free = [word for start, word in words
             if word != "I" and not starts_sentence(question, start)]
     return sum(word[:1].isupper() for word in free) > _TITLE_CASE_SHARE * len(free)
+
+
+def _split_trailing(raw: str) -> tuple[str, str]:
+    """The word, and the punctuation or possessive after it ("Code's" -> "Code", "'s")."""
+    match = _TRAILING.search(raw)
+    cut = match.start() if match else len(raw)
+    return raw[:cut], raw[cut:]
 
 
 def _is_name_word(word: str) -> bool:

@@ -1,66 +1,63 @@
-"""`docai ask` as a user runs it: a real process, a real HTTP fake Ollama (or none at all)."""
+"""`docai ask` as a user runs it, against a real HTTP fake Ollama (or none at all).
+
+The command runs through `cli.main` in this process; Ctrl-C at a terminal is the one case
+that needs a real `docai` process in a pty.
+"""
 
 from __future__ import annotations
 
-import socket
-import subprocess
 from pathlib import Path
 
 import pexpect
 
-from tests.answer.test_answerer import DOCS, REPLY, write_docs
-from tests.cli.test_repl import DOCAI, QUESTION, docai_env
+from tests.support.docai_cli import DOCAI, InProcessDocai, Result, docai_env
 from tests.support.fake_ollama import FakeOllama
+from tests.support.network import closed_port_url
+from tests.support.sample_docs import QUESTION, REPLY, write_docs
 
 
-def run_ask(tmp_path: Path, url: str, question: str) -> subprocess.CompletedProcess[str]:
-    docs = write_docs(tmp_path / "docs", DOCS)
-    return subprocess.run(
-        [DOCAI, "ask", question, "--docs", str(docs)],
-        env=docai_env(tmp_path, url),
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
+def ask(docai: InProcessDocai, home: Path, url: str, question: str) -> Result:
+    docs = write_docs(home / "docs")
+    docai.use_env(home, url)
+    return docai("ask", question, "--docs", docs)
 
 
-def test_ask_prints_the_answer_then_its_sources(tmp_path: Path) -> None:
-    with FakeOllama(reply=REPLY) as fake:
-        result = run_ask(tmp_path, fake.url, QUESTION)
+def test_ask_prints_the_answer_then_its_sources(
+    docai: InProcessDocai, tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    result = ask(docai, tmp_path, fake_ollama.url, QUESTION)
     assert result.returncode == 0, result.stderr
     answer, sources = result.stdout.split("Fontes:")
     assert answer.strip() == REPLY
     assert sources.splitlines()[1] == "  [1] guide/install.md > Instalação > Com pip"
     assert "Vou procurar" not in result.stdout  # reasoning stays hidden
-    assert len(fake.chat_requests) == 1
+    assert len(fake_ollama.chat_requests) == 1
 
 
-def test_ask_about_something_absent_answers_without_the_model(tmp_path: Path) -> None:
-    with FakeOllama(reply=REPLY) as fake:
-        result = run_ask(tmp_path, fake.url, "xyzzy plugh quux")
+def test_ask_about_something_absent_answers_without_the_model(
+    docai: InProcessDocai, tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    result = ask(docai, tmp_path, fake_ollama.url, "xyzzy plugh quux")
     assert result.returncode == 0
     assert "Não encontrei nada sobre isso na documentação" in result.stdout
-    assert fake.requests == []
+    assert fake_ollama.requests == []
 
 
 def test_docai_says_the_docs_do_not_cover_it_in_the_language_of_the_question(
-    tmp_path: Path,
+    docai: InProcessDocai, tmp_path: Path, fake_ollama: FakeOllama
 ) -> None:
-    with FakeOllama(reply=REPLY) as fake:
-        english = run_ask(tmp_path / "en", fake.url, "What is the capital of the moon?")
-        portuguese = run_ask(tmp_path / "pt", fake.url, "Qual é a capital da lua?")
+    english = ask(docai, tmp_path / "en", fake_ollama.url, "What is the capital of the moon?")
+    portuguese = ask(docai, tmp_path / "pt", fake_ollama.url, "Qual é a capital da lua?")
     assert english.returncode == portuguese.returncode == 0
     assert "I found nothing about this in the documentation" in english.stdout
     assert "Não encontrei nada sobre isso na documentação" in portuguese.stdout
-    assert fake.requests == []
+    assert fake_ollama.requests == []
 
 
-def test_ask_with_the_server_down_shows_passages_and_fails(tmp_path: Path) -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    result = run_ask(tmp_path, url, QUESTION)
+def test_ask_with_the_server_down_shows_passages_and_fails(
+    docai: InProcessDocai, tmp_path: Path, quick_retries: None
+) -> None:
+    result = ask(docai, tmp_path, closed_port_url(), QUESTION)
     assert result.returncode == 1
     assert "ollama serve" in result.stderr
     assert "[1] guide/install.md > Instalação > Com pip" in result.stdout
@@ -68,31 +65,37 @@ def test_ask_with_the_server_down_shows_passages_and_fails(tmp_path: Path) -> No
     assert "Traceback" not in result.stderr
 
 
-def test_ask_with_an_empty_question_explains_and_fails(tmp_path: Path) -> None:
-    result = run_ask(tmp_path, "http://127.0.0.1:9", "   ")
+def test_ask_with_an_empty_question_explains_and_fails(
+    docai: InProcessDocai, tmp_path: Path
+) -> None:
+    result = ask(docai, tmp_path, "http://127.0.0.1:9", "   ")
     assert result.returncode == 2
     assert "a pergunta está vazia" in result.stderr
 
 
-def test_an_unparsable_ollama_host_is_named_before_any_indexing(tmp_path: Path) -> None:
-    result = run_ask(tmp_path, "999.999.1.1:99999", QUESTION)
+def test_an_unparsable_ollama_host_is_named_before_any_indexing(
+    docai: InProcessDocai, tmp_path: Path
+) -> None:
+    result = ask(docai, tmp_path, "999.999.1.1:99999", QUESTION)
     assert result.returncode == 2
     assert "999.999.1.1" in result.stderr and "OLLAMA_HOST" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "cache").exists()  # failed fast: no index was built
 
 
-def test_a_server_that_sends_junk_gets_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
+def test_a_server_that_sends_junk_gets_a_clear_error_not_a_traceback(
+    docai: InProcessDocai, tmp_path: Path
+) -> None:
     lines = ['{"message": {"content": "Rode "}}', '{"message": 5, "done": "sim"}']
     with FakeOllama(raw_lines=lines) as fake:
-        result = run_ask(tmp_path, fake.url, QUESTION)
+        result = ask(docai, tmp_path, fake.url, QUESTION)
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert "a resposta parou no meio" in result.stderr
 
 
 def test_a_slow_model_shows_a_waiting_line_and_ctrl_c_stops_cleanly(tmp_path: Path) -> None:
-    docs = write_docs(tmp_path / "docs", DOCS)
+    docs = write_docs(tmp_path / "docs")
     with FakeOllama(reply=REPLY, first_token_delay=30.0) as fake:
         env = docai_env(tmp_path, fake.url)
         env.pop("NO_COLOR")  # a real terminal, with its status line

@@ -1,7 +1,7 @@
 """`docai index` as a user runs it: what it reports, damaged caches, concurrent runs.
 
-Most cases call `cli.main` in-process (same code path, no interpreter start-up); concurrency
-and the no-traceback guarantee use real `docai` processes.
+The commands run through `cli.main` in this process; two runs at once and Ctrl-C (a signal
+to the whole process group) need real `docai` processes.
 """
 
 from __future__ import annotations
@@ -13,24 +13,12 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
-from docai.cli.main import main
 from docai.index import cache
-from docai.index.build import open_index
+from docai.retrieval.search_index import open_index
 from docai.settings import Settings
+from tests.support.docai_cli import InProcessDocai
 
 DOCAI = [sys.executable, "-m", "docai"]
-
-
-@pytest.fixture
-def run(capsys: pytest.CaptureFixture[str]):
-    def run(*args: str | Path) -> tuple[int, str, str]:
-        code = main([str(arg) for arg in args])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def _docs(root: Path) -> Path:
@@ -48,9 +36,11 @@ def _docs(root: Path) -> Path:
     return root
 
 
-def test_index_reports_counts_changes_skips_and_timings(run, tmp_path: Path) -> None:
+def test_index_reports_counts_changes_skips_and_timings(
+    docai: InProcessDocai, tmp_path: Path
+) -> None:
     docs = _docs(tmp_path / "docs")
-    code, out, _ = run("index", "--docs", docs, "--cache-dir", tmp_path / "cache")
+    code, out, _ = docai("index", "--docs", docs, "--cache-dir", tmp_path / "cache")
     assert code == 0
     assert "2 arquivo(s) indexado(s)" in out
     assert "3 novo(s)" in out
@@ -59,33 +49,35 @@ def test_index_reports_counts_changes_skips_and_timings(run, tmp_path: Path) -> 
 
     (docs / "instalar.md").write_text("# Instalação\n\nAgora com uv.\n", encoding="utf-8")
     (docs / "guia" / "cache.html").unlink()
-    code, out, _ = run("--docs", docs, "index", "--cache-dir", tmp_path / "cache")
+    code, out, _ = docai("--docs", docs, "index", "--cache-dir", tmp_path / "cache")
     assert code == 0
     assert "1 alterado(s), 1 removido(s), 1 sem mudança" in out
 
 
-def test_damaged_cache_is_reported_in_one_line_then_trusted_again(run, tmp_path: Path) -> None:
+def test_damaged_cache_is_reported_in_one_line_then_trusted_again(
+    docai: InProcessDocai, tmp_path: Path
+) -> None:
     docs = _docs(tmp_path / "docs")
     where = ("--docs", docs, "--cache-dir", tmp_path / "cache")
-    assert run("index", *where)[0] == 0
+    assert docai("index", *where)[0] == 0
     (folder,) = (tmp_path / "cache").iterdir()
     arrays = folder / cache.ARRAYS_NAME
     arrays.write_bytes(arrays.read_bytes()[:64])
 
-    code, _, err = run("index", *where)
+    code, _, err = docai("index", *where)
     assert code == 0
     assert len(err.splitlines()) == 1
     assert "arrays.npz" in err and "reconstruindo" in err
 
-    code, out, err = run("index", *where)
+    code, out, err = docai("index", *where)
     assert err == ""
     assert "0 novo(s)" in out
 
-    code, _, err = run("index", *where, "--chunk-tokens", "128")
+    code, _, err = docai("index", *where, "--chunk-tokens", "128")
     assert len(err.splitlines()) == 1 and "max_tokens" in err
 
 
-def test_two_concurrent_runs_leave_a_valid_cache(run, tmp_path: Path) -> None:
+def test_two_concurrent_runs_leave_a_valid_cache(docai: InProcessDocai, tmp_path: Path) -> None:
     docs = _docs(tmp_path / "docs")
     cache_dir = tmp_path / "cache"
     command = [*DOCAI, "index", "--docs", str(docs), "--cache-dir", str(cache_dir)]
@@ -94,7 +86,7 @@ def test_two_concurrent_runs_leave_a_valid_cache(run, tmp_path: Path) -> None:
     for process in runs:
         _, err = process.communicate(timeout=60)
         assert process.returncode == 0, err
-    code, out, err = run("index", "--docs", docs, "--cache-dir", cache_dir)
+    code, out, err = docai("index", "--docs", docs, "--cache-dir", cache_dir)
     assert err == ""  # no "rebuilt because ..." line: the cache is valid
     assert "0 novo(s), 0 alterado(s), 0 removido(s), 3 sem mudança" in out
     question = "servidor ollama porta"
@@ -103,56 +95,57 @@ def test_two_concurrent_runs_leave_a_valid_cache(run, tmp_path: Path) -> None:
     assert cached.search(question, 3) == fresh.search(question, 3) != []
 
 
-def test_missing_docs_folder_is_a_clear_error_without_traceback(tmp_path: Path) -> None:
+def test_missing_docs_folder_is_a_clear_error_without_traceback(
+    docai: InProcessDocai, tmp_path: Path
+) -> None:
     missing = tmp_path / "não-existe"
-    done = subprocess.run(
-        [*DOCAI, "index", "--docs", str(missing), "--cache-dir", str(tmp_path / "cache")],
-        capture_output=True, text=True, timeout=60,
-    )
+    done = docai("index", "--docs", missing, "--cache-dir", tmp_path / "cache")
     assert done.returncode == 2
     assert str(missing) in done.stderr and "não existe" in done.stderr
     assert "Traceback" not in done.stderr
 
 
-def test_empty_docs_folder_says_so(run, tmp_path: Path) -> None:
+def test_empty_docs_folder_says_so(docai: InProcessDocai, tmp_path: Path) -> None:
     (tmp_path / "vazia").mkdir()
-    code, out, err = run("index", "--docs", tmp_path / "vazia", "--cache-dir", tmp_path / "c")
+    code, out, err = docai("index", "--docs", tmp_path / "vazia", "--cache-dir", tmp_path / "c")
     assert code == 2
     assert "não tem documentos" in err
     assert "0 arquivo(s) indexado(s)" in out
 
 
-def test_folder_of_other_file_types_names_them(run, tmp_path: Path) -> None:
+def test_folder_of_other_file_types_names_them(docai: InProcessDocai, tmp_path: Path) -> None:
     docs = tmp_path / "sphinx"
     (docs / "api").mkdir(parents=True)
     for name in ("index.rst", "usage.rst", "api/module.rst", "logo.png", "Makefile"):
         (docs / name).write_text("x")
     for command in ("index", "search"):
         args = [command] + (["proxy"] if command == "search" else [])
-        code, _, err = run(*args, "--docs", docs, "--cache-dir", tmp_path / "c")
+        code, _, err = docai(*args, "--docs", docs, "--cache-dir", tmp_path / "c")
         assert code == 2, command
         assert "só arquivos de outros tipos: 3 .rst, 1 sem extensão, 1 .png" in err
         assert "Traceback" not in err
 
 
-def test_folder_whose_documents_all_lack_text_points_to_the_reasons(run, tmp_path: Path) -> None:
+def test_folder_whose_documents_all_lack_text_points_to_the_reasons(
+    docai: InProcessDocai, tmp_path: Path
+) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "vazio.md").write_text("   \n")
     (docs / "binario.md").write_bytes(b"\x00\x01\x02")
-    code, _, err = run("search", "proxy", "--docs", docs, "--cache-dir", tmp_path / "c")
+    code, _, err = docai("search", "proxy", "--docs", docs, "--cache-dir", tmp_path / "c")
     assert code == 2
     assert "nenhum dos 2 documento(s)" in err and "docai index" in err
 
 
 def test_ctrl_c_twice_while_indexing_ends_at_once_and_keeps_the_old_cache(
-    tmp_path: Path,
+    docai: InProcessDocai, tmp_path: Path
 ) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "velho.md").write_text("# Velho\n\nO índice anterior.\n", encoding="utf-8")
     cache_dir = tmp_path / "cache"
-    assert main(["index", "--docs", str(docs), "--cache-dir", str(cache_dir)]) == 0
+    assert docai("index", "--docs", docs, "--cache-dir", cache_dir).returncode == 0
     saved = {p.name: p.read_bytes() for p in cache_dir.rglob("*") if p.is_file()}
     body = "".join(f"<h2>Parte {i}</h2><p>palavra{i} sobre o servidor e a porta " * 20 + "</p>"
                    for i in range(40))

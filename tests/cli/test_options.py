@@ -1,42 +1,47 @@
-"""Options as a user types them: server addresses and numeric limits, checked before any work."""
+"""Options as a user types them: server addresses and numeric limits, checked before any work.
+
+Every case runs `docai` through `cli.main` in this process (argparse's own exits included).
+"""
 
 from __future__ import annotations
 
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.answer.test_answerer import DOCS, REPLY, write_docs
-from tests.cli.test_repl import DOCAI, QUESTION, docai_env
+from tests.support.docai_cli import InProcessDocai, Result
 from tests.support.fake_ollama import FakeOllama
+from tests.support.sample_docs import QUESTION, REPLY, write_docs
 
 
-def run_docai(
-    tmp_path: Path, *args: str, url: str = "http://127.0.0.1:9"
-) -> subprocess.CompletedProcess[str]:
-    docs = write_docs(tmp_path / "docs", DOCS)
-    return subprocess.run(
-        [DOCAI, *args, "--docs", str(docs)],
-        env=docai_env(tmp_path, url), capture_output=True, text=True, timeout=90, check=False,
-    )
+@pytest.fixture
+def run_docai(docai: InProcessDocai, tmp_path: Path):
+    """`docai ARGS --docs <sample docs>`, with OLLAMA_HOST at `url` (nothing listens at :9)."""
+
+    def run(*args: str, url: str = "http://127.0.0.1:9") -> Result:
+        docs = write_docs(tmp_path / "docs")
+        docai.use_env(tmp_path, url)
+        return docai(*args, "--docs", docs)
+
+    return run
 
 
-def test_ollama_url_without_scheme_is_read_like_ollama_host(tmp_path: Path) -> None:
-    with FakeOllama(reply=REPLY) as fake:
-        host_port = fake.url.removeprefix("http://")
-        result = run_docai(tmp_path, "ask", QUESTION, "--ollama-url", host_port)
+def test_ollama_url_without_scheme_is_read_like_ollama_host(
+    run_docai, fake_ollama: FakeOllama
+) -> None:
+    host_port = fake_ollama.url.removeprefix("http://")
+    result = run_docai("ask", QUESTION, "--ollama-url", host_port)
     assert result.returncode == 0, result.stderr
     assert REPLY in result.stdout
-    assert len(fake.chat_requests) == 1
+    assert len(fake_ollama.chat_requests) == 1
 
 
 @pytest.mark.parametrize("url", ["ftp://127.0.0.1:11434", "http://127.0.0.1:99999", "http://",
                                  "http://exa mple:11434"])
-def test_a_malformed_server_address_fails_at_once_naming_it(tmp_path: Path, url: str) -> None:
+def test_a_malformed_server_address_fails_at_once_naming_it(run_docai, url: str) -> None:
     started = time.monotonic()
-    result = run_docai(tmp_path, "ask", QUESTION, "--ollama-url", url)
+    result = run_docai("ask", QUESTION, "--ollama-url", url)
     assert result.returncode == 2
     assert "--ollama-url: endereço inválido" in result.stderr
     assert url in result.stderr and "http://127.0.0.1:11434" in result.stderr
@@ -44,14 +49,14 @@ def test_a_malformed_server_address_fails_at_once_naming_it(tmp_path: Path, url:
     assert time.monotonic() - started < 30  # no connection retries
 
 
-def test_a_bad_ollama_host_does_not_block_the_openai_backend(tmp_path: Path) -> None:
+def test_a_bad_ollama_host_does_not_block_the_openai_backend(run_docai) -> None:
     env_url = "ftp://nowhere"
-    result = run_docai(tmp_path, "search", "pip", "--backend", "openai", url=env_url)
+    result = run_docai("search", "pip", "--backend", "openai", url=env_url)
     assert result.returncode == 0, result.stderr
 
 
-def test_a_malformed_openai_base_url_fails_naming_it(tmp_path: Path) -> None:
-    result = run_docai(tmp_path, "ask", QUESTION, "--backend", "openai", "--base-url", "localhost")
+def test_a_malformed_openai_base_url_fails_naming_it(run_docai) -> None:
+    result = run_docai("ask", QUESTION, "--backend", "openai", "--base-url", "localhost")
     assert result.returncode == 2
     assert "--base-url: endereço inválido 'localhost'" in result.stderr
 
@@ -66,25 +71,24 @@ def test_a_malformed_openai_base_url_fails_naming_it(tmp_path: Path) -> None:
     ],
 )
 def test_out_of_range_numbers_are_refused_with_the_range(
-    tmp_path: Path, option: str, value: str, expected: str
+    run_docai, option: str, value: str, expected: str
 ) -> None:
-    result = run_docai(tmp_path, "search", "pip", option, value)
+    result = run_docai("search", "pip", option, value)
     assert result.returncode == 2
     assert expected in result.stderr
     assert "Traceback" not in result.stderr
 
 
-def test_a_question_in_several_words_is_asked_whole(tmp_path: Path) -> None:
-    with FakeOllama(reply=REPLY) as fake:
-        result = run_docai(tmp_path, "ask", "como", "instalo", "o", "docai", "com", "pip?",
-                           url=fake.url)
+def test_a_question_in_several_words_is_asked_whole(run_docai, fake_ollama: FakeOllama) -> None:
+    result = run_docai("ask", "como", "instalo", "o", "docai", "com", "pip?",
+                       url=fake_ollama.url)
     assert result.returncode == 0, result.stderr
     assert "<question>\ncomo instalo o docai com pip?\n</question>" in (
-        fake.chat_requests[0]["messages"][1]["content"])
+        fake_ollama.chat_requests[0]["messages"][1]["content"])
 
 
-def test_a_question_where_the_command_goes_gets_a_hint(tmp_path: Path) -> None:
-    result = run_docai(tmp_path, "Como instalo o docai?")
+def test_a_question_where_the_command_goes_gets_a_hint(run_docai) -> None:
+    result = run_docai("Como instalo o docai?")
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
         'docai: erro: para perguntar, use docai ask "Como instalo o docai?" '
@@ -107,18 +111,17 @@ def test_a_question_where_the_command_goes_gets_a_hint(tmp_path: Path) -> None:
     ],
 )
 def test_usage_errors_are_one_line_in_portuguese(
-    tmp_path: Path, args: list[str], expected: str
+    run_docai, args: list[str], expected: str
 ) -> None:
-    result = run_docai(tmp_path, *args)
+    result = run_docai(*args)
     assert result.returncode == 2
     assert f"docai: erro: {expected}" in result.stderr
     assert "usage:" not in result.stderr and "error:" not in result.stderr
 
 
 @pytest.mark.parametrize("command", [[], ["ask"], ["search"], ["index"], ["eval"]])
-def test_help_is_in_portuguese(tmp_path: Path, command: list[str]) -> None:
-    result = subprocess.run([DOCAI, *command, "--help"], capture_output=True, text=True,
-                            timeout=60, check=False)
+def test_help_is_in_portuguese(docai: InProcessDocai, command: list[str]) -> None:
+    result = docai(*command, "--help")
     assert result.returncode == 0
     assert result.stdout.startswith(" ".join(["uso: docai", *command]))
     assert "opções:" in result.stdout and "mostra esta ajuda e sai" in result.stdout

@@ -1,23 +1,26 @@
-"""The real `docai` REPL in a pseudo-terminal, talking to a fake Ollama over real HTTP."""
+"""The `docai` REPL, talking to a fake Ollama over real HTTP.
+
+At a terminal it is the real `docai` process in a pseudo-terminal (prompt_toolkit, Ctrl-C,
+colours); questions piped in run through `cli.main` in this process. A stdin closed at
+start-up (`docai <&-`) is something only a real process start can show.
+"""
 
 from __future__ import annotations
 
 import os
 import re
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pexpect
 import pytest
 
-from tests.answer.test_answerer import DOCS, REPLY, write_docs
+from tests.support.docai_cli import DOCAI, InProcessDocai, docai_env
 from tests.support.fake_ollama import FakeOllama
+from tests.support.sample_docs import QUESTION, REPLY, write_docs
 
-DOCAI = str(Path(sys.executable).with_name("docai"))
 PROMPT = "docai>"
-QUESTION = "Como instalo o docai com pip?"
 
 
 @pytest.fixture
@@ -26,22 +29,8 @@ def fake() -> Iterator[FakeOllama]:
         yield server
 
 
-def docai_env(tmp_path: Path, url: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        OLLAMA_HOST=url,
-        DOCAI_CACHE_DIR=str(tmp_path / "cache"),
-        HOME=str(tmp_path / "home"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        PROMPT_TOOLKIT_NO_CPR="1",  # the pty does not answer cursor-position queries
-        NO_COLOR="1",
-        TERM="xterm",
-    )
-    return env
-
-
 def spawn_repl(tmp_path: Path, url: str) -> pexpect.spawn:
-    docs = write_docs(tmp_path / "docs", DOCS)
+    docs = write_docs(tmp_path / "docs")
     child = pexpect.spawn(
         DOCAI,
         ["--docs", str(docs)],
@@ -147,16 +136,14 @@ def test_ctrl_c_stops_a_slow_answer_and_the_prompt_comes_back(
     assert not any("desisto" in r["messages"][1]["content"] for r in requests)
 
 
-def test_piped_questions_are_answered_one_per_line(tmp_path: Path, fake: FakeOllama) -> None:
-    docs = write_docs(tmp_path / "docs", DOCS)
-    result = subprocess.run(
-        [DOCAI, "--docs", str(docs)],
-        input=f"{QUESTION}\n\nQual é o padrão de --num-ctx?\nquit\nComo instalo com pipx?\n",
-        env=docai_env(tmp_path, fake.url),
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
+def test_piped_questions_are_answered_one_per_line(
+    docai: InProcessDocai, tmp_path: Path, fake: FakeOllama
+) -> None:
+    docs = write_docs(tmp_path / "docs")
+    docai.use_env(tmp_path, fake.url)
+    result = docai(
+        "--docs", docs,
+        stdin=f"{QUESTION}\n\nQual é o padrão de --num-ctx?\nquit\nComo instalo com pipx?\n",
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.count(REPLY) == 2
@@ -166,20 +153,19 @@ def test_piped_questions_are_answered_one_per_line(tmp_path: Path, fake: FakeOll
     assert len(fake.chat_requests) == 2
 
 
-def test_piped_questions_the_model_cannot_answer_end_with_status_1(tmp_path: Path) -> None:
-    docs = write_docs(tmp_path / "docs", DOCS)
-    result = subprocess.run(
-        [DOCAI, "--docs", str(docs)], input=f"{QUESTION}\n",
-        env=docai_env(tmp_path, "http://127.0.0.1:9"),  # nothing listens there
-        capture_output=True, text=True, timeout=90, check=False,
-    )
+def test_piped_questions_the_model_cannot_answer_end_with_status_1(
+    docai: InProcessDocai, tmp_path: Path, quick_retries: None
+) -> None:
+    docs = write_docs(tmp_path / "docs")
+    docai.use_env(tmp_path, "http://127.0.0.1:9")  # nothing listens there
+    result = docai("--docs", docs, stdin=f"{QUESTION}\n")
     assert result.returncode == 1
     assert "ollama serve" in result.stderr
     assert "pip install docai num ambiente virtual" in result.stdout  # the passages, at least
 
 
 def test_stdin_closed_is_an_empty_session_not_a_crash(tmp_path: Path, fake: FakeOllama) -> None:
-    docs = write_docs(tmp_path / "docs", DOCS)
+    docs = write_docs(tmp_path / "docs")
     result = subprocess.run(
         [DOCAI, "--docs", str(docs)],
         stdin=subprocess.DEVNULL, preexec_fn=lambda: os.close(0),  # as `docai <&-`
@@ -192,7 +178,7 @@ def test_stdin_closed_is_an_empty_session_not_a_crash(tmp_path: Path, fake: Fake
 
 
 def test_shown_reasoning_is_dimmed_and_the_answer_is_not(tmp_path: Path, fake: FakeOllama) -> None:
-    docs = write_docs(tmp_path / "docs", DOCS)
+    docs = write_docs(tmp_path / "docs")
     env = docai_env(tmp_path, fake.url)
     del env["NO_COLOR"]
     child = pexpect.spawn(

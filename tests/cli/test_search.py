@@ -1,40 +1,20 @@
 """`docai search` as scripts and users run it: JSON schema, JSON Lines from stdin, options.
 
-Most cases call `cli.main` in-process (same code path, no interpreter start-up); the stdin
-case runs the real `docai` process behind a pipe.
+The commands run through `cli.main` in this process, stdin included; a stdin closed at
+start-up (`docai search <&-`) is the one case that needs a real `docai` process.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from docai.cli.main import main
-
-
-@dataclass(frozen=True)
-class Done:
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-@pytest.fixture
-def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
-    def run(*args: str | Path, stdin: str = "") -> Done:
-        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-        code = main([str(arg) for arg in args])
-        out, err = capsys.readouterr()
-        return Done(code, out, err)
-
-    return run
+from tests.support.docai_cli import InProcessDocai
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +39,10 @@ def where(docs: Path, tmp_path: Path) -> list[str]:
     return ["--docs", str(docs), "--cache-dir", str(tmp_path / "cache")]
 
 
-def test_json_output_is_one_object_with_the_documented_schema(run, where: list[str]) -> None:
-    done = run("search", "onde fica o cache do índice", "--json", "--rebuild", *where)
+def test_json_output_is_one_object_with_the_documented_schema(
+    docai: InProcessDocai, where: list[str]
+) -> None:
+    done = docai("search", "onde fica o cache do índice", "--json", "--rebuild", *where)
     assert done.returncode == 0, done.stderr
     assert "--rebuild" in done.stderr  # build notes go to stderr, never into the JSON
     payload = json.loads(done.stdout)  # nothing but that one object on stdout
@@ -75,20 +57,19 @@ def test_json_output_is_one_object_with_the_documented_schema(run, where: list[s
     assert scores == sorted(scores, reverse=True)
 
 
-def test_options_before_or_after_the_subcommand_mean_the_same(run, where: list[str]) -> None:
-    after = run("search", "ollama porta", "-k", "1", "--json", *where)
-    before = run(*where, "-k", "1", "--json", "search", "ollama porta")
+def test_options_before_or_after_the_subcommand_mean_the_same(
+    docai: InProcessDocai, where: list[str]
+) -> None:
+    after = docai("search", "ollama porta", "-k", "1", "--json", *where)
+    before = docai(*where, "-k", "1", "--json", "search", "ollama porta")
     assert after.returncode == before.returncode == 0
     assert json.loads(after.stdout) == json.loads(before.stdout)
     assert len(json.loads(after.stdout)["results"]) == 1
 
 
-def test_questions_from_stdin_give_json_lines(where: list[str]) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "docai", "search", "--json", *where],
-        input="porta do ollama\n\n   \nmodelo deepseek\nxyzzy plugh\n",
-        capture_output=True, text=True, timeout=60,
-    )
+def test_questions_from_stdin_give_json_lines(docai: InProcessDocai, where: list[str]) -> None:
+    done = docai("search", "--json", *where,
+                 stdin="porta do ollama\n\n   \nmodelo deepseek\nxyzzy plugh\n")
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     queries = [line["query"] for line in lines]
@@ -97,24 +78,26 @@ def test_questions_from_stdin_give_json_lines(where: list[str]) -> None:
     assert lines[2]["results"] == []
 
 
-def test_human_output_shows_rank_source_heading_and_snippet(run, where: list[str]) -> None:
-    done = run("search", "baixar modelo deepseek", *where)
+def test_human_output_shows_rank_source_heading_and_snippet(
+    docai: InProcessDocai, where: list[str]
+) -> None:
+    done = docai("search", "baixar modelo deepseek", *where)
     assert done.returncode == 0, done.stderr
     first, snippet = done.stdout.splitlines()[:2]
     assert first.startswith("1. [") and "instalar.md" in first and "Instalação > Modelos" in first
     assert "ollama pull deepseek-r1" in snippet
 
 
-def test_questions_from_stdin_give_human_blocks(run, where: list[str]) -> None:
-    done = run("search", *where, stdin="porta do ollama\n\nxyzzy plugh\n")
+def test_questions_from_stdin_give_human_blocks(docai: InProcessDocai, where: list[str]) -> None:
+    done = docai("search", *where, stdin="porta do ollama\n\nxyzzy plugh\n")
     assert done.returncode == 0, done.stderr
     blocks = done.stdout.split("\n\n")
     assert blocks[0].startswith("» porta do ollama\n1. [")
     assert blocks[1].startswith("» xyzzy plugh\nNenhum trecho relevante")
 
 
-def test_missing_docs_folder_is_a_clear_error(run, tmp_path: Path) -> None:
-    done = run("search", "x", "--docs", tmp_path / "sumiu", "--cache-dir", tmp_path / "c")
+def test_missing_docs_folder_is_a_clear_error(docai: InProcessDocai, tmp_path: Path) -> None:
+    done = docai("search", "x", "--docs", tmp_path / "sumiu", "--cache-dir", tmp_path / "c")
     assert done.returncode == 2
     assert "sumiu" in done.stderr and "--docs" in done.stderr
     assert done.stdout == ""

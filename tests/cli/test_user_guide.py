@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from docai.index.build import open_index
-from docai.index.scoring import BM25_B, BM25_K1
-from docai.retrieval.search_index import DEFAULT_MIN_RELEVANCE
-from docai.retrieval.verdict import DEFAULT_MIN_FILE_COVERAGE
+from docai.retrieval.params import DEFAULT_PARAMS
+from docai.retrieval.search_index import open_index
 from docai.settings import ChunkSettings, Settings
 
 GUIDE = Path(__file__).resolve().parents[2] / "resources" / "docs"
@@ -23,10 +21,11 @@ def read(name: str) -> str:
 
 def test_the_relevance_bar_and_bm25_parameters_are_the_real_defaults():
     retrieval = read("retrieval.md")
-    assert f"**{DEFAULT_MIN_RELEVANCE:g}** (the default of `--min-score`)" in retrieval
-    assert f"at least {DEFAULT_MIN_FILE_COVERAGE:.0%}".replace("%", " %") in retrieval
-    assert f"k1 = {BM25_K1:g} and b = {BM25_B:g}" in retrieval
-    assert f"calibrated (`{DEFAULT_MIN_RELEVANCE:g}`)" in read("options.md")
+    bar, file_bar = DEFAULT_PARAMS.min_relevance, DEFAULT_PARAMS.min_file_coverage
+    assert f"**{bar:g}** (the default of `--min-score`)" in retrieval
+    assert f"at least {file_bar:.0%}".replace("%", " %") in retrieval
+    assert f"k1 = {DEFAULT_PARAMS.bm25_k1:g} and b = {DEFAULT_PARAMS.bm25_b:g}" in retrieval
+    assert f"calibrated (`{bar:g}`)" in read("options.md")
 
 
 def test_chunk_sizes_are_the_real_defaults():

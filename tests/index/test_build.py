@@ -11,10 +11,10 @@ import pytest
 
 from docai.cli.report import nothing_to_search
 from docai.index import cache
-from docai.index.build import cache_key, open_index
+from docai.index.build import cache_key
 from docai.index.scoring import smooth_idf
 from docai.loading import unsupported_suffixes
-from docai.retrieval.search_index import SearchIndex
+from docai.retrieval.search_index import SearchIndex, open_index
 from docai.settings import ChunkSettings, Settings
 
 QUESTIONS = (
@@ -122,7 +122,7 @@ def test_warm_start_searches_exactly_like_the_build_that_wrote_the_cache(
 WARM_START = """
 import sys
 from pathlib import Path
-from docai.index.build import open_index
+from docai.retrieval.search_index import open_index
 from docai.settings import Settings
 index, report = open_index(Settings(docs_dir=Path(sys.argv[1]), cache_dir=Path(sys.argv[2])))
 assert report.unchanged == int(sys.argv[3]) and report.cache_status is None, report

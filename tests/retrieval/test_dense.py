@@ -16,6 +16,7 @@ import pytest
 
 from docai import messages
 from docai.index import vector_store
+from docai.index.chunk_table import ChunkTable
 from docai.llm.errors import ModelNotFound, ServerError, ServerUnreachable
 from docai.llm.ollama import OllamaClient
 from docai.records import Chunk
@@ -24,7 +25,6 @@ from docai.retrieval.dense import (
     DenseIndex,
     DenseRetriever,
     build_dense_index,
-    chunk_tiebreak,
 )
 from tests.support.fake_ollama import EMBED_DIMENSIONS, FakeOllama, Responder
 
@@ -289,7 +289,8 @@ def test_search_without_an_embedding_server_warns_and_stays_lexical(tmp_path: Pa
 def test_equal_cosines_fall_back_to_source_order() -> None:
     chunks = [Chunk("b.md", (), 0, "x", 1), Chunk("a.md", (), 1, "x", 1),
               Chunk("a.md", (), 0, "x", 1)]
-    index = DenseIndex(np.ones((3, 2), dtype=np.float32) / np.sqrt(2), chunk_tiebreak(chunks))
+    vectors = np.ones((3, 2), dtype=np.float32) / np.sqrt(2)
+    index = DenseIndex(vectors, ChunkTable.of(chunks).tiebreak())
     assert [row for row, _ in index.rank(np.array([1.0, 1.0]), 3)] == [2, 1, 0]
 
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from docai.index.build import open_index
 from docai.records import Chunk, Hit
 from docai.retrieval.evaluation import (
     Gold,
@@ -26,6 +25,7 @@ from docai.retrieval.evaluation import (
     summarise,
     summary_json,
 )
+from docai.retrieval.search_index import open_index
 from docai.retrieval.verdict import Fallback, NotCovered, Passages, Verdict
 from docai.settings import Settings
 

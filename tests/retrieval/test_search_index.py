@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from docai.index.matrix import TermMatrix
 from docai.index.scoring import smooth_idf
 from docai.records import Chunk
 from docai.retrieval.fusion import reciprocal_rank_fusion, top
-from docai.retrieval.search_index import HYBRID_WEIGHTS, SearchIndex, TermMatrix
-from docai.text.analysis import analyze_query, chunk_terms
+from docai.retrieval.params import DEFAULT_PARAMS
+from docai.retrieval.search_index import SearchIndex
+from docai.text.analysis import chunk_terms, default_analyzer
+from tests.retrieval.matrices import matrix_of, stacked, with_unused_terms
 
 DOCS = {
     "paths.md": [
@@ -43,10 +47,11 @@ def _chunks(docs: dict[str, list[tuple[str, str]]]) -> list[Chunk]:
     return chunks
 
 
-def _index(docs=DOCS, method="hybrid", **options) -> SearchIndex:
+def _index(docs=DOCS, method="hybrid", **changes) -> SearchIndex:
+    """The index of `docs`, with `changes` to the default `RetrievalParams`."""
     chunks = _chunks(docs)
-    matrix = TermMatrix.from_term_lists([chunk_terms(c) for c in chunks])
-    return SearchIndex(chunks, matrix, method, **options)
+    matrix = matrix_of([chunk_terms(c) for c in chunks])
+    return SearchIndex(chunks, matrix, method, params=replace(DEFAULT_PARAMS, **changes))
 
 
 def _where(hits) -> list[tuple[str, int]]:
@@ -89,7 +94,7 @@ def test_the_bar_refuses_a_question_whose_subject_the_docs_never_mention(method)
 def test_tfidf_score_is_the_textbook_cosine():
     chunks = _chunks(DOCS)
     term_lists = [chunk_terms(c) for c in chunks]
-    index = SearchIndex(chunks, TermMatrix.from_term_lists(term_lists), "tfidf")
+    index = SearchIndex(chunks, matrix_of(term_lists), "tfidf")
     question = "Como configurar o proxy e a janela de contexto no arquivo?"
     n = len(term_lists)
     df = Counter(term for terms in term_lists for term in set(terms))
@@ -100,7 +105,7 @@ def test_tfidf_score_is_the_textbook_cosine():
         norm = math.sqrt(sum(v * v for v in raw.values()))
         return {t: v / norm for t, v in raw.items()}
 
-    query = vector(Counter(analyze_query(question)))
+    query = vector(Counter(default_analyzer().query_terms(question)))
     expected = {}
     for chunk, terms in zip(chunks, term_lists, strict=True):
         document = vector(Counter(terms))
@@ -116,7 +121,7 @@ def test_tfidf_score_is_the_textbook_cosine():
 
 def test_bm25_matches_a_hand_computed_value():
     chunks = [Chunk("t.md", (), i, f"chunk {i}", 2) for i in range(3)]
-    matrix = TermMatrix.from_term_lists([["alpha", "kernel"], ["alpha", "alpha", "timeout"],
+    matrix = matrix_of([["alpha", "kernel"], ["alpha", "alpha", "timeout"],
                                          ["kernel"]])
     n, df, average_length = 3, 2, 2.0
     idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
@@ -127,17 +132,19 @@ def test_bm25_matches_a_hand_computed_value():
     hits = SearchIndex(chunks, matrix, "bm25").search("alpha", 3, min_score=0.0)
     assert _where(hits) == [("t.md", 1), ("t.md", 0)]
     assert [h.score for h in hits] == pytest.approx([bm25(2, 3, 1.2, 0.5), bm25(1, 2, 1.2, 0.5)])
-    tuned = SearchIndex(chunks, matrix, "bm25", k1=1.5, b=0.5).search("alpha", 3, min_score=0.0)
+    params = replace(DEFAULT_PARAMS, bm25_k1=1.5, bm25_b=0.5)
+    tuned = SearchIndex(chunks, matrix, "bm25", params=params).search("alpha", 3, min_score=0.0)
     assert [h.score for h in tuned] == pytest.approx([bm25(2, 3, 1.5, 0.5), bm25(1, 2, 1.5, 0.5)])
 
 
 def test_reciprocal_rank_fusion_rewards_agreement():
     ids, scores = reciprocal_rank_fusion(
-        [np.array([0, 1, 2]), np.array([1, 2, 0]), np.array([3])], tiebreak=np.arange(4)
+        [np.array([0, 1, 2]), np.array([1, 2, 0]), np.array([3])], tiebreak=np.arange(4), k=60
     )
     assert ids.tolist() == [1, 0, 2, 3]
     assert scores[0] == pytest.approx(1 / 62 + 1 / 61)
-    tied, _ = reciprocal_rank_fusion([np.array([2]), np.array([1])], tiebreak=np.array([0, 1, 0]))
+    tied, _ = reciprocal_rank_fusion([np.array([2]), np.array([1])], tiebreak=np.array([0, 1, 0]),
+                                     k=60)
     assert tied.tolist() == [2, 1]
 
 
@@ -147,8 +154,9 @@ def test_hybrid_order_is_the_fusion_of_tfidf_and_bm25_orders():
     by_method = {m: _where(_index(method=m, **off).search(question, 20, min_score=0.0))
                  for m in ("tfidf", "bm25", "hybrid")}
     rank = {m: {key: r for r, key in enumerate(by_method[m], start=1)} for m in by_method}
-    tfidf_weight, bm25_weight = HYBRID_WEIGHTS
-    fused = {key: tfidf_weight / (60 + rank["tfidf"][key]) + bm25_weight / (60 + rank["bm25"][key])
+    tfidf_weight, bm25_weight = DEFAULT_PARAMS.hybrid_weights
+    k = DEFAULT_PARAMS.rrf_k
+    fused = {key: tfidf_weight / (k + rank["tfidf"][key]) + bm25_weight / (k + rank["bm25"][key])
              for key in by_method["tfidf"]}
     assert by_method["hybrid"] == sorted(fused, key=lambda key: (-fused[key], key))
 
@@ -185,7 +193,7 @@ def test_best_source_is_the_file_sharing_most_question_terms():
 
 
 def _per_file(docs) -> dict[str, TermMatrix]:
-    return {source: TermMatrix.from_term_lists([chunk_terms(c) for c in _chunks({source: s})])
+    return {source: matrix_of([chunk_terms(c) for c in _chunks({source: s})])
             for source, s in docs.items()}
 
 
@@ -203,10 +211,10 @@ def _results(index: SearchIndex) -> list:
 def test_stacked_parts_search_exactly_like_a_full_build():
     parts = _per_file(DOCS)
     chunks = _chunks(DOCS)
-    whole = TermMatrix.from_term_lists([chunk_terms(c) for c in chunks])
-    stacked = TermMatrix.stack(list(parts.values()))
-    _same_matrix(stacked, whole)
-    full, incremental = SearchIndex(chunks, whole), SearchIndex(chunks, stacked)
+    whole = matrix_of([chunk_terms(c) for c in chunks])
+    merged = stacked(list(parts.values()))
+    _same_matrix(merged, whole)
+    full, incremental = SearchIndex(chunks, whole), SearchIndex(chunks, merged)
     assert _results(incremental) == _results(full)
     assert incremental.fingerprint == full.fingerprint
 
@@ -214,16 +222,13 @@ def test_stacked_parts_search_exactly_like_a_full_build():
 def test_removing_a_file_searches_exactly_like_a_fresh_build():
     remaining = {s: v for s, v in DOCS.items() if s != "paths.md"}
     chunks = _chunks(remaining)
-    fresh = SearchIndex(chunks, TermMatrix.from_term_lists([chunk_terms(c) for c in chunks]))
+    fresh = SearchIndex(chunks, matrix_of([chunk_terms(c) for c in chunks]))
     parts = _per_file(DOCS)
-    stacked = TermMatrix.stack([parts[s] for s in remaining])
+    merged = stacked([parts[s] for s in remaining])
     # A cache may keep the removed file's vocabulary: terms no chunk uses any more.
-    stale_vocabulary = TermMatrix(parts["paths.md"].vocabulary,
-                                  sp.csr_matrix((0, len(parts["paths.md"].vocabulary)),
-                                                dtype=np.int32))
-    stale = TermMatrix.stack([stacked, stale_vocabulary])
-    assert len(stale.vocabulary) > len(stacked.vocabulary)
-    for matrix in (stacked, stale):
+    stale = with_unused_terms(merged, parts["paths.md"].vocabulary)
+    assert len(stale.vocabulary) > len(merged.vocabulary)
+    for matrix in (merged, stale):
         rebuilt = SearchIndex(chunks, matrix)
         assert _results(rebuilt) == _results(fresh)
         assert rebuilt.fingerprint == fresh.fingerprint
@@ -232,15 +237,15 @@ def test_removing_a_file_searches_exactly_like_a_fresh_build():
 
 def test_fingerprint_changes_with_content():
     chunks = _chunks(DOCS)
-    matrix = TermMatrix.from_term_lists([chunk_terms(c) for c in chunks])
+    matrix = matrix_of([chunk_terms(c) for c in chunks])
     edited = [*chunks[:-1], Chunk(chunks[-1].source, chunks[-1].heading_path,
                                   chunks[-1].ordinal, chunks[-1].text + " Agora.", 9)]
-    edited_matrix = TermMatrix.from_term_lists([chunk_terms(c) for c in edited])
+    edited_matrix = matrix_of([chunk_terms(c) for c in edited])
     fingerprints = {
         SearchIndex(chunks, matrix).fingerprint,
         SearchIndex(edited, edited_matrix).fingerprint,
-        SearchIndex(chunks[:-1], TermMatrix.stack(
-            [TermMatrix.from_term_lists([chunk_terms(c) for c in chunks[:-1]])])).fingerprint,
+        SearchIndex(chunks[:-1], stacked(
+            [matrix_of([chunk_terms(c) for c in chunks[:-1]])])).fingerprint,
     }
     assert len(fingerprints) == 3
     assert SearchIndex(chunks, matrix).fingerprint == SearchIndex(chunks, matrix).fingerprint
@@ -254,7 +259,7 @@ def test_k_limits_hits_and_index_exposes_its_chunks():
 
 
 def test_empty_index_finds_nothing():
-    index = SearchIndex([], TermMatrix.from_term_lists([]))
+    index = SearchIndex([], matrix_of([]))
     assert len(index) == 0
     assert index.search("proxy", 3) == []
     assert index.best_file("proxy")[0] is None
@@ -268,7 +273,7 @@ def test_top_breaks_ties_at_the_cut_deterministically():
 
 def test_stale_vocabulary_in_another_column_order_changes_nothing():
     chunks = _chunks(DOCS)
-    matrix = TermMatrix.from_term_lists([chunk_terms(c) for c in chunks])
+    matrix = matrix_of([chunk_terms(c) for c in chunks])
     order = np.arange(len(matrix.vocabulary))[::-1]
     shuffled = TermMatrix(tuple(matrix.vocabulary[j] for j in order) + ("unused-term",),
                           sp.hstack([matrix.counts[:, order],
@@ -281,7 +286,7 @@ def test_stale_vocabulary_in_another_column_order_changes_nothing():
 def test_a_stored_idf_scores_exactly_like_the_computed_one():
     """What a warm start does: the idf saved with the counts instead of scikit-learn's fit."""
     chunks = _chunks(DOCS)
-    matrix = TermMatrix.from_term_lists([chunk_terms(c) for c in chunks])
+    matrix = matrix_of([chunk_terms(c) for c in chunks])
     for method in ("tfidf", "hybrid"):
         computed = SearchIndex(chunks, matrix, method)
         stored = SearchIndex(chunks, matrix, method, idf=smooth_idf(matrix.counts))
@@ -291,7 +296,7 @@ def test_a_stored_idf_scores_exactly_like_the_computed_one():
 
 def test_a_given_idf_is_used_as_is_for_a_canonical_matrix():
     chunks = _chunks(DOCS)
-    matrix = TermMatrix.from_term_lists([chunk_terms(c) for c in chunks])
+    matrix = matrix_of([chunk_terms(c) for c in chunks])
     flat = SearchIndex(chunks, matrix, "tfidf", idf=np.ones(len(matrix.vocabulary)))
     assert _results(flat) != _results(SearchIndex(chunks, matrix, "tfidf"))
 
@@ -299,7 +304,7 @@ def test_a_given_idf_is_used_as_is_for_a_canonical_matrix():
 def test_a_given_idf_is_recomputed_when_the_columns_are_rearranged():
     """The idf of a non-canonical matrix would no longer line up with its prepared columns."""
     chunks = _chunks(DOCS)
-    matrix = TermMatrix.from_term_lists([chunk_terms(c) for c in chunks])
+    matrix = matrix_of([chunk_terms(c) for c in chunks])
     order = np.arange(len(matrix.vocabulary))[::-1]
     reversed_matrix = TermMatrix(tuple(matrix.vocabulary[j] for j in order),
                                  matrix.counts[:, order].tocsr())
@@ -310,6 +315,6 @@ def test_a_given_idf_is_recomputed_when_the_columns_are_rearranged():
 
 def test_a_given_idf_of_another_length_is_refused():
     chunks = _chunks(DOCS)
-    matrix = TermMatrix.from_term_lists([chunk_terms(c) for c in chunks])
+    matrix = matrix_of([chunk_terms(c) for c in chunks])
     with pytest.raises(ValueError, match="idf"):
         SearchIndex(chunks, matrix, idf=np.ones(len(matrix.vocabulary) - 1))

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from docai.records import Chunk
-from docai.retrieval.search_index import SearchIndex, TermMatrix
+from docai.retrieval.search_index import SearchIndex
 from docai.retrieval.verdict import Fallback, NotCovered, Passages, retrieve
 from docai.text.analysis import chunk_terms
+from tests.retrieval.matrices import matrix_of
 
 DOCS = {
     "deploy.md": [
@@ -32,7 +33,7 @@ def _index_of(docs: dict[str, list[tuple[str, str]]]) -> SearchIndex:
         for source, sections in docs.items()
         for ordinal, (heading, body) in enumerate(sections)
     ]
-    return SearchIndex(chunks, TermMatrix.from_term_lists([chunk_terms(c) for c in chunks]))
+    return SearchIndex(chunks, matrix_of([chunk_terms(c) for c in chunks]))
 
 
 def test_a_covered_question_is_answered_from_passages():

@@ -9,12 +9,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from docai.records import Chunk
-from docai.text.analysis import (
-    Analyzer,
-    analyze,
-    analyze_query,
-    chunk_terms,
-)
+from docai.text.analysis import Analyzer, chunk_terms, default_analyzer
+
+# The analyzer the index uses: what a passage and a question become in practice.
+DEFAULT = default_analyzer()
 
 
 def _strip_accents(text: str) -> str:
@@ -23,34 +21,39 @@ def _strip_accents(text: str) -> str:
 
 
 def test_accents_and_case_do_not_matter_either_way():
-    assert analyze("configuração") == analyze("configuracao") == analyze("CONFIGURAÇÃO")
-    assert analyze("Ação") == analyze("acao")
-    assert set(analyze_query("configuracao")) & set(analyze("A configuração do proxy."))
-    assert set(analyze_query("Configuração")) & set(analyze("a configuracao do proxy"))
+    assert DEFAULT.terms("configuração") == DEFAULT.terms("configuracao") == DEFAULT.terms(
+        "CONFIGURAÇÃO"
+    )
+    assert DEFAULT.terms("Ação") == DEFAULT.terms("acao")
+    passage = set(DEFAULT.terms("A configuração do proxy."))
+    assert set(DEFAULT.query_terms("configuracao")) & passage
+    assert set(DEFAULT.query_terms("Configuração")) & set(DEFAULT.terms("a configuracao do proxy"))
 
 
 @given(st.text(alphabet="aãáâàeéêiíoóõôuúçcAÃÉÇ .-_", max_size=60))
 def test_folding_accents_never_changes_the_terms(text):
-    assert analyze(text) == analyze(_strip_accents(text))
+    assert DEFAULT.terms(text) == DEFAULT.terms(_strip_accents(text))
 
 
 def test_dotted_identifier_is_kept_whole_and_in_parts():
-    terms = analyze("Use os.path.join here.")
+    terms = DEFAULT.terms("Use os.path.join here.")
     assert {"os.path.join", "os", "path", "join"} <= set(terms)
-    assert "json.dumps" in analyze("call json.dumps(obj)")
+    assert "json.dumps" in DEFAULT.terms("call json.dumps(obj)")
 
 
 def test_a_name_in_a_dotted_path_is_a_whole_term_of_its_own():
     # API references print `requests.auth.HTTPProxyAuth(...)`; users ask for "HTTPProxyAuth".
-    terms = set(analyze("class requests.auth.HTTPProxyAuth and Response.raise_for_status()"))
+    terms = set(DEFAULT.terms("class requests.auth.HTTPProxyAuth and Response.raise_for_status()"))
     assert {"httpproxyauth", "raise_for_status"} <= terms
-    assert "iter_content" in analyze("then call .iter_content() on it")
+    assert "iter_content" in DEFAULT.terms("then call .iter_content() on it")
     # Plain words in a path are its parts already (stemmed), not whole terms again.
     assert "response" not in terms and "requests" not in terms
 
 
 def test_flags_paths_and_snake_case_keep_whole_and_parts():
-    terms = set(analyze("git config --global edits ~/.gitconfig; set num_ctx and snake_case_name"))
+    terms = set(DEFAULT.terms(
+        "git config --global edits ~/.gitconfig; set num_ctx and snake_case_name"
+    ))
     assert {"--global", "global"} <= terms
     assert {"~/.gitconfig", "gitconfig"} <= terms
     assert {"num_ctx", "num", "ctx"} <= terms
@@ -58,42 +61,42 @@ def test_flags_paths_and_snake_case_keep_whole_and_parts():
 
 
 def test_camel_case_is_split_and_lowered():
-    assert {"camelcase", "camel", "case"} <= set(analyze("CamelCase"))
-    assert {"httpserver", "http", "server"} <= set(analyze("HTTPServer"))
-    assert not {"pd", "fs"} & set(analyze("PDFs"))
+    assert {"camelcase", "camel", "case"} <= set(DEFAULT.terms("CamelCase"))
+    assert {"httpserver", "http", "server"} <= set(DEFAULT.terms("HTTPServer"))
+    assert not {"pd", "fs"} & set(DEFAULT.terms("PDFs"))
 
 
 def test_numbers_and_versions_are_kept():
-    terms = set(analyze("Python 3.11 with num_ctx 8192"))
+    terms = set(DEFAULT.terms("Python 3.11 with num_ctx 8192"))
     assert {"3.11", "8192"} <= terms
 
 
 def test_whole_identifiers_are_not_stemmed_but_words_are():
-    assert "running_jobs" in analyze("check running_jobs")
-    assert "running" not in analyze("the jobs are running")
-    assert analyze("installing") == analyze("installs")
+    assert "running_jobs" in DEFAULT.terms("check running_jobs")
+    assert "running" not in DEFAULT.terms("the jobs are running")
+    assert DEFAULT.terms("installing") == DEFAULT.terms("installs")
 
 
 def test_portuguese_inflections_meet():
-    assert analyze("Você pode configurar.") == analyze("Isso é a configuração.")
-    assert analyze("Você pode instalar.") == analyze("Esta é a instalação.")
-    assert analyze("os arquivos do projeto") == analyze("o arquivo do projeto")
+    assert DEFAULT.terms("Você pode configurar.") == DEFAULT.terms("Isso é a configuração.")
+    assert DEFAULT.terms("Você pode instalar.") == DEFAULT.terms("Esta é a instalação.")
+    assert DEFAULT.terms("os arquivos do projeto") == DEFAULT.terms("o arquivo do projeto")
 
 
 def test_portuguese_question_meets_english_docs_through_cognates():
-    question = set(analyze_query("configuração"))
-    assert question & set(analyze("The configuration of the server is read at start."))
+    question = set(DEFAULT.query_terms("configuração"))
+    assert question & set(DEFAULT.terms("The configuration of the server is read at start."))
 
 
 def test_question_meets_english_word_inside_portuguese_passage():
-    passage = set(analyze("O caching do índice é guardado em disco pelo docai."))
-    assert set(analyze_query("how does caching work?")) & passage
+    passage = set(DEFAULT.terms("O caching do índice é guardado em disco pelo docai."))
+    assert set(DEFAULT.query_terms("how does caching work?")) & passage
 
 
 def test_stop_words_and_question_words_give_no_terms():
-    assert analyze("Como é que eu faço isso?") == []
-    assert analyze("What is it and how do I do that?") == []
-    assert analyze_query("o que é?") == []
+    assert DEFAULT.terms("Como é que eu faço isso?") == []
+    assert DEFAULT.terms("What is it and how do I do that?") == []
+    assert DEFAULT.query_terms("o que é?") == []
 
 
 def test_stemming_can_be_turned_off():
@@ -110,17 +113,17 @@ def test_heading_terms_count_once_more_than_the_body():
         tokens=12,
     )
     counts = Counter(chunk_terms(chunk))
-    body = Counter(analyze(chunk.text))
-    heading_term = analyze("Instalação com pip de novo")[0]
+    body = Counter(DEFAULT.terms(chunk.text))
+    heading_term = DEFAULT.terms("Instalação com pip de novo")[0]
     assert counts[heading_term] == body[heading_term] + 1
     assert counts["terminal"] == body["terminal"] == 1
 
 
 def test_portuguese_question_meets_english_words_it_does_not_share():
-    passage = set(analyze("The default folder for the search index is the user cache."))
-    question = set(analyze_query("Qual é a pasta padrão da busca?"))
+    passage = set(DEFAULT.terms("The default folder for the search index is the user cache."))
+    question = set(DEFAULT.query_terms("Qual é a pasta padrão da busca?"))
     assert {term for term in question if term in passage} >= set(
-        analyze("default folder search")
+        DEFAULT.terms("default folder search")
     )
     untranslated = set(Analyzer(translate=False).query_terms("Qual é a pasta padrão da busca?"))
     assert not untranslated & passage
@@ -128,8 +131,8 @@ def test_portuguese_question_meets_english_words_it_does_not_share():
 
 def test_plain_english_question_gets_no_translations():
     # "grand" has the Portuguese stem of "grande", which the glossary renders as "large".
-    assert not set(analyze_query("What is the grand total?")) & set(analyze("large"))
-    assert set(analyze_query("Qual é o total grande?")) & set(analyze("large"))
+    assert not set(DEFAULT.query_terms("What is the grand total?")) & set(DEFAULT.terms("large"))
+    assert set(DEFAULT.query_terms("Qual é o total grande?")) & set(DEFAULT.terms("large"))
 
 
 def test_a_question_word_and_its_translations_form_one_concept():
@@ -156,7 +159,7 @@ def test_names_are_specific_untranslated_lowercase_words_are_not():
 def test_english_synonyms_only_widen_the_concept_not_the_ranked_terms():
     (change,) = Analyzer().query_concepts("modify")
     assert "edit" in change.related
-    assert "edit" not in analyze_query("modify")
+    assert "edit" not in DEFAULT.query_terms("modify")
 
 
 def test_portuguese_enclitic_pronoun_leaves_the_verb():
@@ -195,12 +198,12 @@ def test_conjugated_portuguese_verbs_find_their_glossary_translation():
         ("Onde leio o registro?", "read"),
         ("O comando usa a pasta padrão?", "use"),
     ):
-        assert set(analyze(english)) <= set(analyze_query(question)), question
+        assert set(DEFAULT.terms(english)) <= set(DEFAULT.query_terms(question)), question
 
 
 def test_a_noun_that_looks_like_a_verb_form_gets_no_translation():
     # "carro" could be a form of "carrar": no such entry, so nothing is added.
-    assert analyze_query("Onde fica o carro?") == Analyzer(translate=False).query_terms(
+    assert DEFAULT.query_terms("Onde fica o carro?") == Analyzer(translate=False).query_terms(
         "Onde fica o carro?"
     )
 
@@ -261,12 +264,14 @@ def test_slash_joined_names_split_but_single_letters_and_lower_case_pairs_stay_w
 
 def test_a_plural_finds_its_singulars_glossary_entry():
     # Snowball stems "comandos" and "erros" apart from "comando" and "erro".
-    terms = analyze_query("Quais comandos mostram erros?")
+    terms = DEFAULT.query_terms("Quais comandos mostram erros?")
     assert "command" in terms and "error" in terms
 
 
 def test_informal_portuguese_fillers_are_stop_words():
-    assert analyze_query("tá demorando, vc sabe pq?") == analyze_query("demorando, sabe?")
+    assert DEFAULT.query_terms("tá demorando, vc sabe pq?") == DEFAULT.query_terms(
+        "demorando, sabe?"
+    )
 
 
 def test_a_capital_after_an_abbreviation_is_still_a_name():
@@ -276,14 +281,14 @@ def test_a_capital_after_an_abbreviation_is_still_a_name():
 
 
 def test_e_g_and_i_e_are_no_subject_of_a_question():
-    assert analyze_query("Which port, i.e. the default one, e.g. 11434?") == analyze_query(
-        "Which port, the default one, 11434?"
-    )
+    assert DEFAULT.query_terms(
+        "Which port, i.e. the default one, e.g. 11434?"
+    ) == DEFAULT.query_terms("Which port, the default one, 11434?")
 
 
 def test_an_acronym_is_not_translated_but_a_title_case_word_is():
     # "RAM" is not "ramo" (branch); "Apago" typed capitalised is still "apagar" (delete).
-    terms = analyze_query("Quanta memória RAM o build precisa?")
+    terms = DEFAULT.query_terms("Quanta memória RAM o build precisa?")
     assert "ram" in terms and "branch" not in terms
-    assert "branch" in analyze_query("qual ramo uso?")
-    assert "delet" in analyze_query("Como Apago O Cache Do Índice?")
+    assert "branch" in DEFAULT.query_terms("qual ramo uso?")
+    assert "delet" in DEFAULT.query_terms("Como Apago O Cache Do Índice?")

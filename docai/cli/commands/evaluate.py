@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 
 from docai import messages
+from docai.answer.answerer import retrieve_as_configured
 from docai.cli.startup import open_retrieval
 from docai.retrieval import evaluation
 from docai.retrieval.evaluation import K_VALUES, QAFileError, Question, Scores, Summary
-from docai.retrieval.search_index import DEFAULT_MIN_RELEVANCE
-from docai.retrieval.verdict import retrieve_as_configured, search
+from docai.retrieval.verdict import search
 from docai.settings import Settings
 
 
@@ -31,7 +31,7 @@ def run(settings: Settings, qa_file: Path) -> int:
         lambda question: retrieve_as_configured(index, question, settings, dense),
     )
     summary = evaluation.summarise(outcomes)
-    min_score = DEFAULT_MIN_RELEVANCE if settings.min_score is None else settings.min_score
+    min_score = index.params.min_relevance if settings.min_score is None else settings.min_score
     if settings.json_output:
         figures = {
             "file": str(qa_file),

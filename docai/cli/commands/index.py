@@ -12,12 +12,12 @@ from docai import messages
 from docai.cli.progress import progress_bar
 from docai.cli.report import status_lines, summary_lines
 from docai.cli.startup import empty_index_problem
-from docai.index.build import open_index
+from docai.index.build import build_index
 from docai.settings import Settings
 
 
 def run(settings: Settings) -> int:
-    _, report = open_index(settings, progress=progress_bar)
+    _, report = build_index(settings, progress=progress_bar)
     for line in status_lines(report):
         print(line, file=sys.stderr)
     for line in summary_lines(report, settings.docs_dir, settings.resolved_cache_dir()):

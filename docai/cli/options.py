@@ -1,0 +1,163 @@
+"""The command line's options and sub-commands, and the Settings they make.
+
+Every default and every choice list comes from `docai.settings` (and the retrieval
+methods from `docai.retrieval.params.METHODS`); help texts format them in, so the
+help cannot disagree with what docai does. Shared options are accepted before or after
+the sub-command (`docai --docs D search Q` and `docai search Q --docs D` mean the same).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from docai import __version__, messages
+from docai.cli.arguments import ArgumentParser
+from docai.retrieval.params import METHODS
+from docai.settings import (
+    BACKENDS,
+    LOCAL_HOST,
+    OLLAMA_PORT,
+    ChunkSettings,
+    Settings,
+    normalise_ollama_url,
+)
+
+DEFAULTS = Settings()
+
+DESCRIPTION = """\
+docai responde perguntas sobre a sua pasta de documentação (Markdown, HTML, texto)
+com um LLM local (Ollama), citando os trechos dos seus arquivos. Nada sai da sua máquina.
+
+Sem subcomando, abre o modo interativo (digite `sair` para terminar)."""
+
+EPILOG = f"""\
+exemplos:
+  docai                                   conversa sobre {DEFAULTS.docs_dir}
+  docai --docs ~/projeto/docs             conversa sobre outra pasta
+  docai ask "Como instalo o docai?"       uma resposta e sai
+  docai search "num_ctx" -k 5 --json      só a busca, em JSON
+  docai index --rebuild                   reconstrói o índice
+  docai eval tests/eval/docai.jsonl       mede a qualidade da busca
+
+variáveis de ambiente:
+  OLLAMA_HOST       endereço do Ollama (padrão {LOCAL_HOST}:{OLLAMA_PORT})
+  DOCAI_CACHE_DIR   onde guardar os índices (padrão: a pasta de cache do usuário)
+"""
+
+
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(
+        prog="docai",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        parents=[_shared_options(suppress_defaults=False)],
+    )
+    parser.add_argument("--version", action="version", version=f"docai {__version__}",
+                        help=messages.ARGS_VERSION_HELP)
+    shared = _shared_options(suppress_defaults=True)
+    commands = parser.add_subparsers(dest="command", metavar="COMANDO")
+
+    ask = commands.add_parser("ask", parents=[shared], help="responde uma pergunta e sai",
+                              description="Responde uma pergunta com fontes e sai.")
+    # Several words are joined: `docai ask como troco o modelo` asks what it says.
+    ask.add_argument("question", metavar="PERGUNTA", nargs="+",
+                     help="a pergunta, entre aspas ou em várias palavras")
+
+    search = commands.add_parser(
+        "search", parents=[shared], help="mostra os trechos que a busca encontra",
+        description="Mostra os trechos recuperados para uma pergunta, sem chamar o modelo. "
+        "Sem PERGUNTA, lê uma pergunta por linha da entrada padrão (JSON Lines com --json).")
+    search.add_argument("question", metavar="PERGUNTA", nargs="*",
+                        help="a pergunta (sem ela, uma por linha da entrada padrão)")
+
+    commands.add_parser("index", parents=[shared], help="constrói ou atualiza o índice",
+                        description="Constrói ou atualiza o índice e mostra o que mudou.")
+
+    evaluate = commands.add_parser(
+        "eval", parents=[shared], help="mede a qualidade da busca com perguntas e respostas",
+        description="Lê um arquivo JSON Lines de perguntas com respostas esperadas e mostra "
+        "hit@1, hit@3, hit@10 e MRR@10.")
+    evaluate.add_argument("qa_file", type=Path, metavar="QA.jsonl")
+    return parser
+
+
+def _shared_options(suppress_defaults: bool) -> ArgumentParser:
+    """Options valid everywhere. Sub-parsers use SUPPRESS so they never undo an earlier value."""
+
+    def default(value: object) -> object:
+        return argparse.SUPPRESS if suppress_defaults else value
+
+    d = DEFAULTS
+    parser = ArgumentParser(add_help=False)
+    docs = parser.add_argument_group("documentos e índice")
+    docs.add_argument("--docs", type=Path, metavar="PASTA", default=default(d.docs_dir),
+                      help=f"pasta de documentação (padrão: {d.docs_dir})")
+    docs.add_argument("--cache-dir", type=Path, metavar="PASTA", default=default(d.cache_dir),
+                      help="onde guardar o índice (ou DOCAI_CACHE_DIR)")
+    docs.add_argument("--rebuild", action="store_true", default=default(d.rebuild),
+                      help="ignora o índice salvo e reconstrói tudo")
+    docs.add_argument("--chunk-tokens", type=int, metavar="N",
+                      default=default(d.chunking.max_tokens),
+                      help=f"tamanho máximo de cada trecho, em tokens "
+                      f"(padrão: {d.chunking.max_tokens})")
+    docs.add_argument("--chunk-overlap", type=int, metavar="N",
+                      default=default(d.chunking.overlap_tokens),
+                      help=f"tokens repetidos entre trechos vizinhos "
+                      f"(padrão: {d.chunking.overlap_tokens})")
+    search = parser.add_argument_group("busca")
+    search.add_argument("-k", "--top-k", type=int, metavar="N", default=default(d.top_k),
+                        help=f"quantos trechos recuperar (padrão: {d.top_k})")
+    search.add_argument("--min-score", type=float, metavar="X", default=default(d.min_score),
+                        help="quanto da pergunta os trechos cobrem, 0 a 1 (padrão: calibrado)")
+    search.add_argument("--retrieval", choices=METHODS, default=default(d.retrieval),
+                        help=f"método de busca (padrão: {d.retrieval} = BM25 + TF-IDF)")
+    search.add_argument("--embed-model", metavar="MODELO", default=default(d.embed_model),
+                        help="ativa busca densa com embeddings do Ollama (ex.: nomic-embed-text)")
+    search.add_argument("--json", dest="json_output", action="store_true",
+                        default=default(d.json_output), help="saída em JSON (search, eval)")
+    llm = parser.add_argument_group("modelo")
+    llm.add_argument("--backend", choices=BACKENDS, default=default(d.backend),
+                     help=f"{d.backend} (padrão) ou um servidor compatível com OpenAI")
+    llm.add_argument("--model", metavar="NOME", default=default(d.model),
+                     help=f"modelo a usar (padrão: {d.model})")
+    # None: OLLAMA_HOST decides, then the default (settings_from_args).
+    llm.add_argument("--ollama-url", metavar="URL", default=default(None),
+                     help=f"endereço do Ollama (padrão: OLLAMA_HOST ou {d.ollama_url})")
+    llm.add_argument("--base-url", metavar="URL", default=default(d.base_url),
+                     help="endereço do servidor OpenAI (ex.: http://127.0.0.1:8080/v1)")
+    llm.add_argument("--num-ctx", type=int, metavar="N", default=default(d.num_ctx),
+                     help=f"janela de contexto pedida ao modelo, em tokens (padrão: {d.num_ctx})")
+    llm.add_argument("--temperature", type=float, metavar="T", default=default(d.temperature),
+                     help=f"temperatura do modelo (padrão: {d.temperature:g})")
+    llm.add_argument("--read-timeout", type=float, metavar="SEGUNDOS",
+                     default=default(d.read_timeout),
+                     help=f"quanto esperar o modelo sem receber nada (padrão: {d.read_timeout:g})")
+    llm.add_argument("--show-thinking", action="store_true", default=default(d.show_thinking),
+                     help="mostra o raciocínio do modelo, esmaecido")
+    llm.add_argument("--no-think", action="store_true", default=default(False),
+                     help="pede ao modelo que não raciocine antes de responder")
+    return parser
+
+
+def settings_from_args(args: argparse.Namespace, environ: dict[str, str]) -> Settings:
+    return Settings(
+        docs_dir=args.docs.expanduser(),
+        cache_dir=args.cache_dir.expanduser() if args.cache_dir else None,
+        rebuild=args.rebuild,
+        top_k=args.top_k,
+        min_score=args.min_score,
+        chunking=ChunkSettings(max_tokens=args.chunk_tokens, overlap_tokens=args.chunk_overlap),
+        backend=args.backend,
+        model=args.model,
+        ollama_url=normalise_ollama_url(args.ollama_url or environ.get("OLLAMA_HOST", "")),
+        base_url=args.base_url,
+        num_ctx=args.num_ctx,
+        temperature=args.temperature,
+        read_timeout=args.read_timeout,
+        show_thinking=args.show_thinking,
+        think=not args.no_think,
+        embed_model=args.embed_model,
+        retrieval=args.retrieval,
+        json_output=args.json_output,
+    )

@@ -1,0 +1,61 @@
+"""Every tuned number of retrieval and refusal, in one place.
+
+`SearchIndex(..., params=...)` takes them and the verdict reads them off the index, so
+`scripts/eval.py` can vary any of them (`dataclasses.replace`, or `--param name=value`)
+and print what the change does to every evaluation set. Changing one changes the figures
+of `make eval`; docs/evaluation.md records what was measured.
+
+The passage bar (`min_relevance`) and the file bar (`min_file_coverage`) are concept
+coverages (`docai.retrieval.coverage`): the share of the question's weight the passages,
+or one file, hold, in 0..1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# How lexical candidates are ranked (`--retrieval`): RRF of TF-IDF and BM25, or either alone.
+METHODS = ("hybrid", "tfidf", "bm25")
+DEFAULT_METHOD = "hybrid"
+
+
+@dataclass(frozen=True)
+class RetrievalParams:
+    """How chunks are ranked and when a question is refused; `DEFAULT_PARAMS` is docai's."""
+
+    # Ranking.
+    # BM25 term-frequency saturation: the textbook (and Lucene) default.
+    bm25_k1: float = 1.2
+    # BM25 length normalisation, under the textbook 0.75: a long chunk is a long section.
+    bm25_b: float = 0.5
+    # TF-IDF and BM25 votes in the hybrid fusion: BM25 ranks better; TF-IDF breaks its ties.
+    hybrid_weights: tuple[float, float] = (0.25, 1.0)
+    # Lexical and dense votes when --embed-model is on: one ranking each, neither preferred.
+    dense_weights: tuple[float, float] = (1.0, 1.0)
+    # Reciprocal rank fusion's k (Cormack et al., 2009): fuses ranks with no calibration.
+    rrf_k: int = 60
+    # How deep each lexical ranking goes before fusion and duplicate removal (at least 4 k).
+    rank_depth: int = 100
+    # How many dense candidates join the fusion: as deep as the lexical rankings go.
+    dense_depth: int = 100
+    # TF-IDF cosine above which a chunk copies a better hit and is dropped (None: keep all).
+    duplicate_similarity: float | None = 0.85
+
+    # Refusal.
+    # Passage bar: the top k passages together must cover this share of the question.
+    min_relevance: float = 0.65
+    # File bar, above the passage bar: one whole file answers when it covers this much.
+    min_file_coverage: float = 0.7
+    # An unknown name weighs this many times the rarest term: what is named is what is asked.
+    unknown_name_weight: float = 2.0
+    # An unknown everyday word weighs this share of the rarest term: it may be the subject.
+    unspecific_share: float = 0.15
+    # A concept the docs hold but the passages lack weighs this share of its idf: a paraphrase.
+    absent_share: float = 0.6
+    # The same for an everyday word: paraphrases are made of them, answers rarely hold them.
+    absent_everyday_share: float = 0.4
+    # A multi-word name with a word in over this share of chunks is not looked up: too common.
+    common_name_word_share: float = 0.1
+
+
+DEFAULT_PARAMS = RetrievalParams()
