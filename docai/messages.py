@@ -27,7 +27,7 @@ BAD_TOP_K = "-k/--top-k deve ser de 1 a {maximum}, recebi {value} (ex.: -k 5)"
 BAD_NUM_CTX = "--num-ctx deve ser de {minimum} a {maximum} tokens, recebi {value} (ex.: --num-ctx 8192)"
 BAD_TEMPERATURE = "--temperature deve ser um número de 0 a {maximum:g} (ex.: 0.2), recebi {value}"
 BAD_READ_TIMEOUT = "--read-timeout deve ser um número positivo de segundos, recebi {value}"
-BAD_MIN_SCORE = "--min-score é uma cobertura (0 a 1; acima de 1 nenhum trecho passa), recebi {value} (tente --min-score 0.6)"
+BAD_MIN_COVERAGE = "--min-coverage é uma cobertura (0 a 1; acima de 1 nenhum trecho passa), recebi {value} (tente --min-coverage 0.6)"
 BAD_CHOICE = "{option} deve ser {choices}, recebi {value!r}"
 BAD_SERVER_URL = (
     "{option}: endereço inválido {url!r}; use http://HOST:PORTA, ex.: http://127.0.0.1:11434 "
@@ -190,7 +190,7 @@ EVAL_BAD_GOLD = (
 EVAL_DUPLICATE_ID = 'o id "{id}" já apareceu antes; cada pergunta precisa de um id único'
 EVAL_NO_QUESTIONS = "{file} não tem nenhuma pergunta (uma por linha, em JSON)"
 EVAL_TITLE = "Avaliação da busca: {file} ({questions} perguntas, {covered} respondidas pelos documentos)"
-EVAL_SETTINGS = "documentos: {docs} · método: {method} · relevância mínima: {min_score}"
+EVAL_SETTINGS = "documentos: {docs} · método: {method} · cobertura mínima: {min_coverage}"
 EVAL_HEADER = "grupo"
 EVAL_QUESTIONS = "perguntas"
 EVAL_OVERALL = "geral"
@@ -203,7 +203,7 @@ EVAL_VERDICT_REFUSALS = (
 EVAL_UNCOVERED_REFUSED = "  sem resposta nos documentos, recusadas (o certo): {refused} de {total}"
 EVAL_COVERED_REFUSED = "  com resposta nos documentos, recusadas por engano: {refused} de {total}"
 EVAL_FALLBACKS = (
-    "  respondidas pelo arquivo inteiro (nenhum trecho acima da relevância mínima): "
+    "  respondidas pelo arquivo inteiro (nenhum trecho acima da cobertura mínima): "
     "{covered} com resposta, {uncovered} sem resposta"
 )
 EVAL_MISSES = "Sem acerto nos 10 primeiros: {ids}"

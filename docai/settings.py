@@ -57,7 +57,7 @@ class Settings:
     cache_dir: Path | None = None  # None: the user cache dir, keyed on the docs path
     rebuild: bool = False
     top_k: int = 3
-    min_score: float | None = None  # None: `RetrievalParams.min_relevance`
+    min_coverage: float | None = None  # None: `RetrievalParams.min_coverage`
     chunking: ChunkSettings = field(default_factory=ChunkSettings)
     backend: str = "ollama"  # one of BACKENDS
     model: str = DEFAULT_MODEL
@@ -82,9 +82,9 @@ class Settings:
             # JSON cannot carry nan/inf, and servers reject negative temperatures.
             raise SettingsError(messages.BAD_TEMPERATURE.format(
                 value=self.temperature, maximum=MAX_TEMPERATURE))
-        bar = self.min_score
+        bar = self.min_coverage
         if bar is not None and not (math.isfinite(bar) and bar >= 0):
-            raise SettingsError(messages.BAD_MIN_SCORE.format(value=self.min_score))
+            raise SettingsError(messages.BAD_MIN_COVERAGE.format(value=self.min_coverage))
         if not math.isfinite(self.read_timeout) or self.read_timeout <= 0:
             raise SettingsError(messages.BAD_READ_TIMEOUT.format(value=self.read_timeout))
         _check_choice("--backend", self.backend, BACKENDS)

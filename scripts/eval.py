@@ -50,11 +50,11 @@ For each set:
 2. score the configurations worth comparing, before/after style: the issue's reference
    (standard BM25 with Snowball stems, from bm25s, on the raw chunk text, never refusing),
    plain TF-IDF (the baseline, `--retrieval tfidf`), textbook BM25 (b = 0.75), BM25 as
-   tuned, and docai's default; docai's with its default relevance bars (refusals and
+   tuned, and docai's default; docai's with its default coverage bars (refusals and
    fallbacks included);
 3. sweep the passage bar and the file bar for the default configuration (refused
    uncovered questions against wrongly refused covered ones): the data the defaults
-   `min_relevance` and `min_file_coverage` of `docai.retrieval.params` come from.
+   `min_coverage` and `min_file_coverage` of `docai.retrieval.params` come from.
 
 `--param NAME=VALUE` (repeatable) runs everything with that `RetrievalParams` field changed
 (`--param absent_share=0.5 --param hybrid_weights="(0.5, 1.0)"`; the value is a Python
@@ -249,7 +249,7 @@ def run_set(
     print(_row(REFERENCE_LABEL, _reference_summary(questions, index.chunks)))
     for configuration in CONFIGURATIONS:
         variant = _variant(index, configuration.method, replace(params, **configuration.changes))
-        summary = _summary(questions, variant, params.min_relevance)
+        summary = _summary(questions, variant, params.min_coverage)
         print(_row(configuration.label, summary))
         if configuration.label.endswith("(default)"):
             default = summary
@@ -257,7 +257,7 @@ def run_set(
           "refU: uncovered refused, refC: covered wrongly refused, fbC: covered answered "
           "from a whole file)")
 
-    print(f"\nrelevance bars ({DEFAULT_METHOD}; concept coverage of the question by the top "
+    print(f"\ncoverage bars ({DEFAULT_METHOD}; concept coverage of the question by the top "
           f"{TOP_K} passages together, and by the best file): refused uncovered / covered")
     print(f"{'passage bar':>12}" + "".join(f"{f'file {bar:.2f}':>14}" for bar in FILE_BARS)
           + f"{'hit@3':>7}{'MRR':>6}")
@@ -268,7 +268,7 @@ def run_set(
         cells = []
         for file_bar, variant in by_file_bar.items():
             refusals = _summary(questions, variant, bar).refusals
-            mark = "*" if (bar, file_bar) == (params.min_relevance,
+            mark = "*" if (bar, file_bar) == (params.min_coverage,
                                              params.min_file_coverage) else " "
             cells.append(f"{refusals.uncovered_refused:>4}/{refusals.uncovered:<3}"
                          f"{refusals.covered_refused:>3}/{refusals.covered}{mark}")
@@ -292,7 +292,7 @@ def print_paraphrase_failures(questions: Sequence[Question], index: SearchIndex)
     for question in questions:
         if question.type != "paraphrase" or not question.covered:
             continue
-        hits = index.search(question.question, evaluation.DEPTH, min_score=0.0)
+        hits = index.search(question.question, evaluation.DEPTH, min_coverage=0.0)
         rank = evaluation.first_hit_rank(question, [hit.chunk for hit in hits])
         refused = isinstance(
             retrieve(index, question.question, TOP_K, max_file_tokens=MAX_FILE_TOKENS), NotCovered
@@ -367,7 +367,7 @@ def _summary(questions: Sequence[Question], index: SearchIndex, bar: float) -> S
     """Figures of `index` with the passage bar `bar` (the file bar is the index's own)."""
     outcomes = evaluation.evaluate(
         questions,
-        lambda q, k: index.search(q, k, min_score=0.0),
+        lambda q, k: index.search(q, k, min_coverage=0.0),
         lambda q: retrieve(index, q, TOP_K, bar, max_file_tokens=MAX_FILE_TOKENS),
     )
     return evaluation.summarise(outcomes)

@@ -103,7 +103,7 @@ def retrieve_as_configured(
     fallback file no longer than the prompt of `settings.num_ctx` can hold (the prompt's
     budget is this stage's knowledge, so retrieval is handed a number)."""
     return retrieve(
-        index, question, settings.top_k, settings.min_score,
+        index, question, settings.top_k, settings.min_coverage,
         dense=dense, max_file_tokens=prompt_budget(settings.num_ctx),
     )
 
@@ -204,7 +204,7 @@ class Answerer:
             self._index.fingerprint,
             normalised,
             settings.top_k,
-            settings.min_score,
+            settings.min_coverage,
             settings.retrieval,
             settings.num_ctx,  # bounds the fallback file (`max_file_tokens`)
         )

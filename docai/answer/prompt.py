@@ -152,7 +152,7 @@ def build_fallback_prompt(
     answer_reserve: int = DEFAULT_ANSWER_RESERVE,
     encoding: str = ENCODING_NAME,
 ) -> Prompt:
-    """The prompt for a whole file's `content`, used when no passage cleared the relevance bar."""
+    """The prompt for a whole file's `content`, used when no passage cleared the coverage bar."""
     passage = _Passage((("file", source), ("kind", "whole file")), content, None)
     prompt = _assemble(question, [passage], FALLBACK_NOTE, num_ctx, answer_reserve, encoding)
     return Prompt(

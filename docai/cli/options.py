@@ -13,7 +13,7 @@ from pathlib import Path
 
 from docai import __version__, messages
 from docai.cli.arguments import ArgumentParser
-from docai.retrieval.params import METHODS
+from docai.retrieval.params import DEFAULT_PARAMS, METHODS
 from docai.settings import (
     BACKENDS,
     LOCAL_HOST,
@@ -108,8 +108,10 @@ def _shared_options(suppress_defaults: bool) -> ArgumentParser:
     search = parser.add_argument_group("busca")
     search.add_argument("-k", "--top-k", type=int, metavar="N", default=default(d.top_k),
                         help=f"quantos trechos recuperar (padrão: {d.top_k})")
-    search.add_argument("--min-score", type=float, metavar="X", default=default(d.min_score),
-                        help="quanto da pergunta os trechos cobrem, 0 a 1 (padrão: calibrado)")
+    search.add_argument("--min-coverage", "--min-score", dest="min_coverage", type=float,
+                        metavar="X", default=default(d.min_coverage),
+                        help="quanto da pergunta os trechos devem cobrir juntos, 0 a 1 "
+                        f"(padrão: {DEFAULT_PARAMS.min_coverage:g})")
     search.add_argument("--retrieval", choices=METHODS, default=default(d.retrieval),
                         help=f"método de busca (padrão: {d.retrieval} = BM25 + TF-IDF)")
     search.add_argument("--embed-model", metavar="MODELO", default=default(d.embed_model),
@@ -146,7 +148,7 @@ def settings_from_args(args: argparse.Namespace, environ: dict[str, str]) -> Set
         cache_dir=args.cache_dir.expanduser() if args.cache_dir else None,
         rebuild=args.rebuild,
         top_k=args.top_k,
-        min_score=args.min_score,
+        min_coverage=args.min_coverage,
         chunking=ChunkSettings(max_tokens=args.chunk_tokens, overlap_tokens=args.chunk_overlap),
         backend=args.backend,
         model=args.model,

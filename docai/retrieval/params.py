@@ -5,7 +5,7 @@
 and print what the change does to every evaluation set. Changing one changes the figures
 of `make eval`; docs/evaluation.md records what was measured.
 
-The passage bar (`min_relevance`) and the file bar (`min_file_coverage`) are concept
+The passage bar (`min_coverage`) and the file bar (`min_file_coverage`) are concept
 coverages (`docai.retrieval.coverage`): the share of the question's weight the passages,
 or one file, hold, in 0..1.
 """
@@ -43,7 +43,7 @@ class RetrievalParams:
 
     # Refusal.
     # Passage bar: the top k passages together must cover this share of the question.
-    min_relevance: float = 0.65
+    min_coverage: float = 0.65
     # File bar, above the passage bar: one whole file answers when it covers this much.
     min_file_coverage: float = 0.7
     # An unknown name weighs this many times the rarest term: what is named is what is asked.

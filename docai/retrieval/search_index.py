@@ -1,4 +1,4 @@
-"""The search over the stored term counts: ranking, near-duplicates, the relevance bar.
+"""The search over the stored term counts: ranking, near-duplicates, the coverage bar.
 
 `SearchIndex` derives every weight from the counts (`docai.index.matrix.TermMatrix`) in its
 constructor, so an index assembled from stored parts ranks and scores exactly like one
@@ -6,8 +6,8 @@ built from scratch. The one exception is the TF-IDF idf of a cached index: it is
 function of the counts, stored with them (`scoring.smooth_idf`), and taken as given so a
 warm start need not import scikit-learn to recompute it.
 
-Relevance bar: `Hit.score` is the chosen method's own score (cosine for "tfidf", BM25 for
-"bm25", reciprocal-rank-fusion for "hybrid"), but `min_score` is always compared with the
+Coverage bar: `Hit.score` is the chosen method's own score (cosine for "tfidf", BM25 for
+"bm25", reciprocal-rank-fusion for "hybrid"), but `min_coverage` is always compared with the
 *concept coverage* of the question by the top hits together (`docai.retrieval.coverage`):
 bounded (0..1), comparable across questions and corpora, and, unlike a cosine, low for a
 question whose specific subject the docs never mention even when it shares their everyday
@@ -180,14 +180,14 @@ class SearchIndex:
         self,
         question: str,
         k: int,
-        min_score: float | None = None,
+        min_coverage: float | None = None,
         dense_rows: Sequence[int] | None = None,
     ) -> list[Hit]:
         """Up to `k` hits, best first; [] when no question term is known or when even the
-        `k` hits together cover less of the question than `min_score`.
+        `k` hits together cover less of the question than `min_coverage`.
 
-        `min_score` is a concept coverage (0..1) whatever the method; None means the
-        passage bar of `params` (`min_relevance`). The bar accepts or refuses the top hits
+        `min_coverage` is a concept coverage (0..1) whatever the method; None means the
+        passage bar of `params` (`min_coverage`). The bar accepts or refuses the top hits
         as a whole: it says whether the docs answer the question, not how to order them.
         """
         ids, counts = self._query(question)
@@ -221,10 +221,14 @@ class SearchIndex:
             )
         positions = self._diverse_positions(ranked, k)
         rows = ranked[positions]
-        bar = params.min_relevance if min_score is None else min_score
+        bar = self.passage_bar(min_coverage)
         if bar > 0 and self.coverage(question, rows) < bar:
             return []
         return [Hit(self.chunks[ranked[p]], float(scores[p])) for p in positions]
+
+    def passage_bar(self, min_coverage: float | None) -> float:
+        """The coverage the top passages must reach: the user's bar, else the tuned one."""
+        return self.params.min_coverage if min_coverage is None else min_coverage
 
     def coverage(self, question: str, rows: np.ndarray) -> float:
         """Concept coverage (0..1) of the question by the chunk ids in `rows` together."""

@@ -47,32 +47,32 @@ def search(
     index: SearchIndex,
     question: str,
     k: int,
-    min_score: float | None = None,
+    min_coverage: float | None = None,
     dense: DenseRanking | None = None,
 ) -> list[Hit]:
     """The top passages, with the optional dense ranking fused in (what `docai search` shows)."""
     dense_rows = dense.rows(question, index.params.dense_depth) if dense is not None else None
-    return index.search(question, k, min_score, dense_rows=dense_rows)
+    return index.search(question, k, min_coverage, dense_rows=dense_rows)
 
 
 def retrieve(
     index: SearchIndex,
     question: str,
     k: int,
-    min_score: float | None = None,
+    min_coverage: float | None = None,
     dense: DenseRanking | None = None,
     max_file_tokens: float = math.inf,
 ) -> Verdict:
     """Decide how to answer `question` from `index`, with up to `k` passages.
 
-    `min_score` (the user's --min-score) overrides the passage bar only: raising it asks
+    `min_coverage` (the user's --min-coverage) overrides the passage bar only: raising it asks
     for closer passages, and a question one file covers (the file bar, `min_file_coverage`
     of the index's params, which is above the passage bar) is still answered from that file.
     Only a file of at most `max_file_tokens` tokens (what the prompt can hold) can be the
     fallback: a long file, cut to fit, would mostly not be read, and long files (change
     logs, references) mention nearly everything, so "it covers the question" says little.
     """
-    hits = search(index, question, k, min_score, dense)
+    hits = search(index, question, k, min_coverage, dense)
     if hits:
         return Passages(tuple(hits))
     source, coverage = index.best_file(question, max_file_tokens)

@@ -119,7 +119,7 @@ def query_concepts(
     A word brings its English and (when different) Portuguese stem and, unless the
     question is plainly English (an English "core" must not pick up "color" through
     Portuguese "cor"), the glossary's English words for it; an identifier brings its
-    whole form and its parts. Grouping them lets the relevance bar ask "is this thing
+    whole form and its parts. Grouping them lets the coverage bar ask "is this thing
     the user mentioned in the passage?" once per thing, whichever spelling the docs use.
     """
     # Replaced by a stop word, not a space: the next word must not look sentence-initial.

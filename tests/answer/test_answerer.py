@@ -62,7 +62,7 @@ def test_no_passage_over_the_bar_answers_from_the_best_file(
     sample_docs: Path, fake_ollama: FakeOllama
 ) -> None:
     # no passage can clear this bar
-    answerer = make_answerer(sample_docs, fake_ollama.url, min_score=1.01)
+    answerer = make_answerer(sample_docs, fake_ollama.url, min_coverage=1.01)
     events = list(answerer.answer("qual é o padrão da janela?"))
     assert Fallback("config.md") in events
     assert answer_text(events) == REPLY

@@ -19,9 +19,9 @@ def read(name: str) -> str:
     return " ".join((GUIDE / name).read_text(encoding="utf-8").split())
 
 
-def test_the_relevance_bar_and_bm25_parameters_are_the_real_defaults():
+def test_the_coverage_bar_and_bm25_parameters_are_the_real_defaults():
     retrieval = read("retrieval.md")
-    bar, file_bar = DEFAULT_PARAMS.min_relevance, DEFAULT_PARAMS.min_file_coverage
+    bar, file_bar = DEFAULT_PARAMS.min_coverage, DEFAULT_PARAMS.min_file_coverage
     assert f"**{bar:g}** (the default of `--min-score`)" in retrieval
     assert f"at least {file_bar:.0%}".replace("%", " %") in retrieval
     assert f"k1 = {DEFAULT_PARAMS.bm25_k1:g} and b = {DEFAULT_PARAMS.bm25_b:g}" in retrieval

@@ -1,4 +1,4 @@
-"""How much of a question the passages cover: the weights behind the relevance bar."""
+"""How much of a question the passages cover: the weights behind the coverage bar."""
 
 from __future__ import annotations
 

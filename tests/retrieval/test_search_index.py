@@ -68,7 +68,7 @@ def test_accents_match_both_ways(method):
 @pytest.mark.parametrize("method", ["hybrid", "tfidf", "bm25"])
 def test_identifier_found_by_part_and_ranked_first_when_spelled_whole(method):
     index = _index(method=method)
-    assert ("paths.md", 0) in _where(index.search("join", 3, min_score=0.0))
+    assert ("paths.md", 0) in _where(index.search("join", 3, min_coverage=0.0))
     assert _where(index.search("os.path.join", 3))[0] == ("paths.md", 0)
     assert _where(index.search("como uso os.path.join?", 3))[0] == ("paths.md", 0)
     assert _where(index.search("num_ctx", 3))[0] == ("config.md", 1)
@@ -77,7 +77,7 @@ def test_identifier_found_by_part_and_ranked_first_when_spelled_whole(method):
 @pytest.mark.parametrize("question", ["o que é isso?", "what is it?", "xyzzy plugh", ""])
 def test_question_without_known_terms_finds_nothing(question):
     index = _index()
-    assert index.search(question, 3, min_score=0.0) == []
+    assert index.search(question, 3, min_coverage=0.0) == []
     assert index.best_file(question)[0] is None
 
 
@@ -87,8 +87,8 @@ def test_the_bar_refuses_a_question_whose_subject_the_docs_never_mention(method)
     assert _where(index.search("Where is the proxy configured?", 1)) == [("config.md", 0)]
     # "Netlify" is a name no passage knows: sharing "proxy" is not enough.
     assert index.search("How do I put the proxy on Netlify?", 3) == []
-    assert index.search("How do I put the proxy on Netlify?", 3, min_score=0.0) != []
-    assert index.search("proxy", 3, min_score=1.01) == []
+    assert index.search("How do I put the proxy on Netlify?", 3, min_coverage=0.0) != []
+    assert index.search("proxy", 3, min_coverage=1.01) == []
 
 
 def test_tfidf_score_is_the_textbook_cosine():
@@ -112,7 +112,7 @@ def test_tfidf_score_is_the_textbook_cosine():
         cosine = sum(w * document.get(t, 0.0) for t, w in query.items())
         if cosine > 0:
             expected[(chunk.source, chunk.ordinal)] = cosine
-    hits = index.search(question, len(chunks), min_score=0.0)
+    hits = index.search(question, len(chunks), min_coverage=0.0)
     assert {key: pytest.approx(value) for key, value in expected.items()} == {
         (h.chunk.source, h.chunk.ordinal): h.score for h in hits
     }
@@ -129,11 +129,11 @@ def test_bm25_matches_a_hand_computed_value():
     def bm25(tf, length, k1, b):
         return idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / average_length))
 
-    hits = SearchIndex(chunks, matrix, "bm25").search("alpha", 3, min_score=0.0)
+    hits = SearchIndex(chunks, matrix, "bm25").search("alpha", 3, min_coverage=0.0)
     assert _where(hits) == [("t.md", 1), ("t.md", 0)]
     assert [h.score for h in hits] == pytest.approx([bm25(2, 3, 1.2, 0.5), bm25(1, 2, 1.2, 0.5)])
     params = replace(DEFAULT_PARAMS, bm25_k1=1.5, bm25_b=0.5)
-    tuned = SearchIndex(chunks, matrix, "bm25", params=params).search("alpha", 3, min_score=0.0)
+    tuned = SearchIndex(chunks, matrix, "bm25", params=params).search("alpha", 3, min_coverage=0.0)
     assert [h.score for h in tuned] == pytest.approx([bm25(2, 3, 1.5, 0.5), bm25(1, 2, 1.5, 0.5)])
 
 
@@ -151,7 +151,7 @@ def test_reciprocal_rank_fusion_rewards_agreement():
 def test_hybrid_order_is_the_fusion_of_tfidf_and_bm25_orders():
     question = "install docai and join the path with os.path.join in the proxy configuration"
     off = {"duplicate_similarity": None}
-    by_method = {m: _where(_index(method=m, **off).search(question, 20, min_score=0.0))
+    by_method = {m: _where(_index(method=m, **off).search(question, 20, min_coverage=0.0))
                  for m in ("tfidf", "bm25", "hybrid")}
     rank = {m: {key: r for r, key in enumerate(by_method[m], start=1)} for m in by_method}
     tfidf_weight, bm25_weight = DEFAULT_PARAMS.hybrid_weights
@@ -188,7 +188,7 @@ def test_best_source_is_the_file_sharing_most_question_terms():
     index = _index(docs)
     assert index.best_file("proxy timeout retries")[0] == "b.md"
     assert index.best_file("proxy")[0] == "a.md"
-    assert index.search("proxy timeout retries", 3, min_score=1.01) == []
+    assert index.search("proxy timeout retries", 3, min_coverage=1.01) == []
     assert index.best_file("proxy timeout retries")[0] == "b.md"
 
 
@@ -205,7 +205,7 @@ def _same_matrix(left: TermMatrix, right: TermMatrix) -> None:
 
 def _results(index: SearchIndex) -> list:
     questions = ["proxy", "os.path.join", "install docai", "configuração do contexto", "join us"]
-    return [[(h.chunk, h.score) for h in index.search(q, 5, min_score=0.0)] for q in questions]
+    return [[(h.chunk, h.score) for h in index.search(q, 5, min_coverage=0.0)] for q in questions]
 
 
 def test_stacked_parts_search_exactly_like_a_full_build():
@@ -232,7 +232,7 @@ def test_removing_a_file_searches_exactly_like_a_fresh_build():
         rebuilt = SearchIndex(chunks, matrix)
         assert _results(rebuilt) == _results(fresh)
         assert rebuilt.fingerprint == fresh.fingerprint
-    assert fresh.search("expanduser", 3, min_score=0.0) == []
+    assert fresh.search("expanduser", 3, min_coverage=0.0) == []
 
 
 def test_fingerprint_changes_with_content():
@@ -254,7 +254,7 @@ def test_fingerprint_changes_with_content():
 def test_k_limits_hits_and_index_exposes_its_chunks():
     index = _index()
     assert len(index) == len(index.chunks) == len(_chunks(DOCS))
-    assert len(index.search("docai join proxy path", 2, min_score=0.0)) == 2
+    assert len(index.search("docai join proxy path", 2, min_coverage=0.0)) == 2
     assert index.search("proxy", 0) == []
 
 

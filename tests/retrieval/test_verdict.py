@@ -57,11 +57,11 @@ def test_a_question_about_something_the_docs_never_mention_is_not_covered():
 
 def test_a_file_covering_the_question_across_sections_is_the_fallback():
     # With a bar no passage reaches, the file holding proxy, timeout and retries answers.
-    verdict = retrieve(_index(), "proxy timeout retries", 1, min_score=1.01)
+    verdict = retrieve(_index(), "proxy timeout retries", 1, min_coverage=1.01)
     assert verdict == Fallback("network.md")
 
 
-def test_min_score_zero_always_gives_passages_when_a_word_is_known():
+def test_a_zero_bar_always_gives_passages_when_a_word_is_known():
     verdict = retrieve(_index(), "How do I deploy the site to Netlify with Terraform?", 3, 0.0)
     assert isinstance(verdict, Passages) and verdict.hits
 

@@ -2,7 +2,7 @@
 
 Reads the QA file first (a malformed file fails before any indexing), opens the index the
 way every command does, then judges each question exactly as `docai ask` would (same
-method, same relevance bars: answer from passages, fall back to one file, or refuse) and
+method, same coverage bars: answer from passages, fall back to one file, or refuse) and
 prints hit@1/3/10, MRR@10, the refusal and the fallback counts.
 """
 
@@ -27,17 +27,17 @@ def run(settings: Settings, qa_file: Path) -> int:
     index, dense = opened.index, opened.dense
     outcomes = evaluation.evaluate(
         questions,
-        lambda question, k: search(index, question, k, min_score=0.0, dense=dense),
+        lambda question, k: search(index, question, k, min_coverage=0.0, dense=dense),
         lambda question: retrieve_as_configured(index, question, settings, dense),
     )
     summary = evaluation.summarise(outcomes)
-    min_score = index.params.min_relevance if settings.min_score is None else settings.min_score
+    min_coverage = index.passage_bar(settings.min_coverage)
     if settings.json_output:
         figures = {
             "file": str(qa_file),
             "docs": str(settings.docs_dir),
             "retrieval": settings.retrieval,
-            "min_score": min_score,
+            "min_coverage": min_coverage,
             **evaluation.summary_json(summary),
         }
         print(json.dumps(figures, ensure_ascii=False))
@@ -46,7 +46,7 @@ def run(settings: Settings, qa_file: Path) -> int:
             file=qa_file, questions=len(questions), covered=summary.refusals.covered
         )
         settings_line = messages.EVAL_SETTINGS.format(
-            docs=settings.docs_dir, method=settings.retrieval, min_score=f"{min_score:g}"
+            docs=settings.docs_dir, method=settings.retrieval, min_coverage=f"{min_coverage:g}"
         )
         print("\n".join([header, settings_line, "", *table_lines(summary)]))
     return 0

@@ -34,7 +34,7 @@ def run(settings: Settings, question: str | None) -> int:
         print(messages.SEARCH_TYPE_QUESTIONS, file=sys.stderr, flush=True)
     questions = [question] if question is not None else _stdin_questions()
     for position, query in enumerate(questions):
-        hits = search(opened.index, query, settings.top_k, settings.min_score, opened.dense)
+        hits = search(opened.index, query, settings.top_k, settings.min_coverage, opened.dense)
         if settings.json_output:
             print(json.dumps(as_json(query, hits), ensure_ascii=False), flush=True)
         else:
