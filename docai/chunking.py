@@ -16,15 +16,22 @@ shrunk in the rare case the estimate was short.
 from __future__ import annotations
 
 import re
+import sys
 from bisect import bisect_left
 from dataclasses import dataclass
 
 from docai.records import Chunk, Document, Section, join_heading
 from docai.settings import ChunkSettings
+from docai.text import tokens
 from docai.text.tokens import count_tokens, get_encoding, token_offsets, truncate_to_tokens
+from docai.versioning import code_version
 
 # Natural boundaries, coarsest first. Every separator is whitespace (or empty, after CJK
 # sentence marks), so text dropped between two slices is never anything but whitespace.
+# Bump whenever the chunks cut from the same sections change: cached chunks are keyed on
+# it. A hash of this module and of the token counting it cuts by is added anyway.
+CHUNKER_VERSION = code_version("1", modules=[sys.modules[__name__], tokens])
+
 _PARAGRAPH = re.compile(r"\n[^\S\n]*\n\s*")
 _LINE = re.compile(r"\n\s*")
 _SENTENCE_END = r"(?<=[.!?…])\s+|(?<=[.!?…][\"'”’»)\]])\s+|(?<=[。！？])\s*"

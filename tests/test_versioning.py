@@ -12,6 +12,7 @@ from types import ModuleType
 import pytest
 
 import docai.text
+from docai.chunking import CHUNKER_VERSION
 from docai.loading import PARSER_VERSION
 from docai.text import wordlists
 from docai.text.analysis import ANALYZER_VERSION
@@ -83,7 +84,7 @@ def test_a_library_upgrade_changes_the_version(scratch: Path) -> None:
 
 
 def test_the_cache_keys_carry_a_number_and_a_hash() -> None:
-    for version in (ANALYZER_VERSION, PARSER_VERSION):
+    for version in (ANALYZER_VERSION, PARSER_VERSION, CHUNKER_VERSION):
         number, digest = version.split("-")
         assert number.isdigit() and len(digest) == 12
 
@@ -95,3 +96,10 @@ def test_the_analyzer_version_covers_the_text_package_and_every_word_list() -> N
     assert {file.name for file in wordlists.WORD_LISTS} == {
         file.name for file in data.iterdir() if file.is_file()
     }
+
+
+def test_the_chunker_version_covers_the_chunker_and_its_token_counting() -> None:
+    import docai.chunking
+    import docai.text.tokens
+
+    assert code_version("1", [docai.chunking, docai.text.tokens]) == CHUNKER_VERSION

@@ -25,6 +25,7 @@ from time import perf_counter
 import numpy as np
 
 from docai import messages
+from docai.chunking import CHUNKER_VERSION
 from docai.errors import CacheError
 from docai.index import cache
 from docai.index.cache import CachedIndex, CacheKey, FileEntry
@@ -140,6 +141,7 @@ def cache_key(settings: Settings) -> CacheKey:
         overlap_tokens=chunking.overlap_tokens,
         encoding=chunking.encoding,
         parser_version=PARSER_VERSION,
+        chunker_version=CHUNKER_VERSION,
         analyzer_version=ANALYZER_VERSION,
     )
 

@@ -59,6 +59,7 @@ class CacheKey:
     overlap_tokens: int
     encoding: str
     parser_version: str
+    chunker_version: str
     analyzer_version: str
     docai_version: str = __version__
 

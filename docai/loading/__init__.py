@@ -6,10 +6,20 @@ raises for a bad file (it returns a `Skipped` with the reason instead). The pars
 text, usable without touching the disk.
 """
 
+import sys
+
 from docai.loading.discover import discover, unsupported_suffixes
-from docai.loading.formats import PARSER_VERSION, SUPPORTED_SUFFIXES
+from docai.loading.formats import SUPPORTED_SUFFIXES
 from docai.loading.load import LoadResult, load_file, source_name
 from docai.loading.reading import DEFAULT_MAX_BYTES
+from docai.versioning import code_version
+
+# Bump whenever a parser's output for a given file changes: cached chunks are keyed on it,
+# so every file is parsed again rather than kept as the old parser left it. A hash of every
+# loading module and the parsing libraries' versions is added anyway.
+PARSER_VERSION = code_version(
+    "5", modules=[sys.modules[__name__]], packages=["markdown-it-py", "beautifulsoup4", "lxml"]
+)
 
 __all__ = [
     "DEFAULT_MAX_BYTES",

@@ -19,7 +19,12 @@ from docai.index.scoring import smooth_idf
 from docai.records import Chunk
 
 KEY = CacheKey(
-    max_tokens=512, overlap_tokens=48, encoding="enc", parser_version="1", analyzer_version="1"
+    max_tokens=512,
+    overlap_tokens=48,
+    encoding="enc",
+    parser_version="1",
+    chunker_version="1",
+    analyzer_version="1",
 )
 
 
