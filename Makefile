@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 DOCS ?= resources/docs
 # Pinned so the e2e build is reproducible; it compiles llama.cpp from source (a few minutes).
 LLAMA_CPP_VERSION := 0.3.16
-# The paraphrase-gap target is not met yet (see README, Retrieval quality): report, do not gate.
+# The paraphrase-gap target is not met yet (docs/evaluation.md): report, do not gate.
 # `make eval EVAL_FLAGS=` enforces every target.
 EVAL_FLAGS ?= --report-only
 

@@ -1,48 +1,11 @@
 """`make eval`: compare retrieval configurations on the QA sets and enforce the targets.
 
-Fourteen sets, each over documentation nobody on the team tuned for except where said:
-* docai: docai's own user guide (resources/docs); used for tuning;
-* mkdocs: MkDocs' user guide (`fetch_eval_docs`); used for tuning; targets enforced here;
-* click: Click's documentation (`fetch_eval_docs`); written before any tuning and held out
-  until the refusal calibration of session 2 (the unknown-name weight and the file bar),
-  which looked at it: now a tuning set too;
-* borg: BorgBackup's documentation (`fetch_eval_docs`); written blind by someone who never
-  ran docai on it and held out for a session, then used (session 3) to calibrate refusal
-  for paraphrases: now a tuning set too;
-* fish: the fish shell's documentation (`fetch_eval_docs`); written blind and scored once
-  as the held-out set of session 3 (hit@3 0.60, MRR@10 0.47, 5 of 13 uncovered refused,
-  5 of 52 covered wrongly refused), then looked at: now a tuning set too;
-* flask: Flask's documentation (`fetch_eval_docs`); written blind and scored once as the
-  held-out set of session 3 (hit@3 0.82, MRR@10 0.71, 7 of 13 uncovered refused, 3 of 49
-  covered wrongly refused); its refusal misses were then looked at (the CamelCase-name
-  rule of `analysis.Concept.whole_only` and the slash-joined names came from them): now a
-  tuning set too;
-* pytest, sphinx: pytest's and Sphinx's documentation (`fetch_eval_docs`); written blind
-  in session 4, from the docs alone, by people who never ran docai on them, and scored
-  once as that session's held-out sets (pytest hit@3 0.65, MRR@10 0.51, 8 of 14 uncovered
-  refused, 1 of 51 covered wrongly refused; Sphinx 0.53, 0.46, 6 of 13, 4 of 51); their
-  misses were then looked at (tables of contents, acronyms, multi-word names): tuning
-  sets too;
-* jinja, requests: Jinja's and Requests' documentation (`fetch_eval_docs`); written blind
-  in session 5 and scored once, with the defaults of session 4, as that session's
-  held-out sets (Jinja hit@3 0.69, MRR@10 0.58, 9 of 14 uncovered refused, 4 of 51
-  covered wrongly refused; Requests 0.65, 0.52, 7 of 14, 9 of 51). Requests' wrongly
-  refused questions were then looked at (names in dotted paths, the everyday-word share
-  of `coverage`): a tuning set now. Jinja's questions were not looked at, only its
-  figures, and it stays held out;
-* hatch, black: Hatch's and Black's documentation (`fetch_eval_docs`, Markdown from their
-  PyPI source distributions: MkDocs-Material and MyST); written blind in session 5 and
-  scored once as held-out sets, with the Markdown block extensions already read as prose
-  (Hatch hit@3 0.61, MRR@10 0.58, 6 of 14 uncovered refused, 7 of 51 covered wrongly
-  refused; Black 0.66, 0.61, 6 of 13, 6 of 47); their wrongly refused questions were then
-  looked at (the file bar, `RetrievalParams.min_file_coverage`): tuning sets now;
-* werkzeug, starlette: Werkzeug's (`python-werkzeug-doc`, Sphinx HTML) and Starlette's
-  (Markdown from its PyPI source distribution) documentation; written blind at the end of
-  session 5 and scored once with that session's final defaults (Werkzeug hit@3 0.77,
-  MRR@10 0.66, 9 of 13 uncovered refused, 1 of 47 covered wrongly refused; Starlette 0.72,
-  0.64, 7 of 13, 3 of 47); never looked at: held out.
-A set with the role "held-out" is printed and checked against the targets, never enforced;
-write a new blind one before tuning on it.
+Fourteen sets over fourteen documentation collections (`fetch_eval_docs` fetches them,
+pinned). Each set's role is "tuned" (its questions were looked at while choosing a
+default), "enforced" (tuned, and its targets gate `make eval`: MkDocs) or "held-out" (only
+its figures were seen; printed and checked against the targets, never enforced). Which sets were written blind, when each was first scored and
+what it was used for is recorded in docs/evaluation.md: write a new blind set before
+tuning on a held-out one.
 
 For each set:
 1. check that every gold answer occurs in a chunk of its source (a broken set fails loudly
