@@ -3,9 +3,9 @@
 Fourteen sets over fourteen documentation collections (`fetch_eval_docs` fetches them,
 pinned). Each set's role is "tuned" (its questions were looked at while choosing a
 default), "enforced" (tuned, and its targets gate `make eval`: MkDocs) or "held-out" (only
-its figures were seen; printed and checked against the targets, never enforced). Which sets were written blind, when each was first scored and
-what it was used for is recorded in docs/evaluation.md: write a new blind set before
-tuning on a held-out one.
+its figures were seen; printed and checked against the targets, never enforced). Which sets
+were written blind, when each was first scored and what it was used for is recorded in
+docs/evaluation.md: write a new blind set before tuning on a held-out one.
 
 For each set:
 1. check that every gold answer occurs in a chunk of its source (a broken set fails loudly
