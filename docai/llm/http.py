@@ -46,6 +46,10 @@ class RetryPolicy:
         return self.backoff * (2**attempt)
 
 
+DEFAULT_RETRY = RetryPolicy()
+CONNECT_TIMEOUT = 5.0  # seconds: a server that is up accepts at once; longer means it is down
+
+
 def make_client(
     base_url: str,
     *,

@@ -22,6 +22,8 @@ from docai.llm.errors import (
 )
 from docai.llm.events import Done, Event, Message, TextDelta, ThinkingDelta
 from docai.llm.http import (
+    CONNECT_TIMEOUT,
+    DEFAULT_RETRY,
     HTTPBackend,
     call_with_retries,
     count_field,
@@ -29,6 +31,7 @@ from docai.llm.http import (
     parse_json_object,
     text_field,
 )
+from docai.settings import DEFAULT_READ_TIMEOUT
 
 
 def events_from_chunk(chunk: dict[str, Any], *, stream_error: Callable[[object], LLMError]
@@ -69,10 +72,10 @@ class OllamaClient(HTTPBackend):
         base_url: str,
         model: str,
         *,
-        connect_timeout: float = 5.0,
-        read_timeout: float = 300.0,
-        retries: int = 3,
-        backoff: float = 0.5,
+        connect_timeout: float = CONNECT_TIMEOUT,
+        read_timeout: float = DEFAULT_READ_TIMEOUT,
+        retries: int = DEFAULT_RETRY.retries,
+        backoff: float = DEFAULT_RETRY.backoff,
         embed_batch_size: int = 64,
         transport: httpx.BaseTransport | None = None,
     ) -> None:

@@ -24,6 +24,8 @@ from docai.llm.errors import (
 )
 from docai.llm.events import Done, Event, Message, TextDelta, ThinkingDelta
 from docai.llm.http import (
+    CONNECT_TIMEOUT,
+    DEFAULT_RETRY,
     HTTPBackend,
     count_field,
     object_field,
@@ -31,6 +33,7 @@ from docai.llm.http import (
     response_text,
     text_field,
 )
+from docai.settings import DEFAULT_READ_TIMEOUT
 
 SSE_DATA = "data:"
 SSE_END = "[DONE]"
@@ -57,10 +60,10 @@ class OpenAIClient(HTTPBackend):
         model: str,
         *,
         api_key: str | None = None,
-        connect_timeout: float = 5.0,
-        read_timeout: float = 300.0,
-        retries: int = 3,
-        backoff: float = 0.5,
+        connect_timeout: float = CONNECT_TIMEOUT,
+        read_timeout: float = DEFAULT_READ_TIMEOUT,
+        retries: int = DEFAULT_RETRY.retries,
+        backoff: float = DEFAULT_RETRY.backoff,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         super().__init__(

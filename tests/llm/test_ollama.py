@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -32,6 +31,7 @@ from docai.llm.ollama import OllamaClient
 from docai.llm.openai import OpenAIClient
 from docai.settings import Settings, normalise_ollama_url
 from tests.support.fake_ollama import FakeOllama, hashed_embedding
+from tests.support.network import closed_port_url
 
 QUESTION = [Message("system", "Responda só com base nas fontes."), Message("user", "Como instalo?")]
 REPLY = "Instale com `pip install docai` e rode `docai`."
@@ -74,13 +74,6 @@ def split(events: list[Event]) -> tuple[str, str]:
     thinking = "".join(e.text for e in events if isinstance(e, ThinkingDelta))
     text = "".join(e.text for e in events if isinstance(e, TextDelta))
     return thinking, text
-
-
-def closed_port_url() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
 
 
 # --- streaming ---------------------------------------------------------------------------------

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import Iterator
 
 import httpx
@@ -23,6 +22,7 @@ from docai.llm.events import Done, Event, Message, TextDelta, ThinkingDelta
 from docai.llm.openai import OpenAIClient
 from docai.settings import Settings
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.network import closed_port_url
 
 QUESTION = [Message("system", "Use as fontes."), Message("user", "Como configuro o cache?")]
 REPLY = "Defina DOCAI_CACHE_DIR com a pasta desejada."
@@ -112,9 +112,7 @@ def test_api_key_from_environment_is_sent_and_a_wrong_one_is_explained() -> None
 
 
 def test_server_down_says_to_start_the_server_at_the_url() -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    url = closed_port_url() + "/v1"
     with pytest.raises(ServerUnreachable) as caught:
         ask(url, retries=1)
     assert url in str(caught.value) and "--base-url" in str(caught.value)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -27,6 +26,7 @@ from docai.retrieval.dense import (
     build_dense_index,
 )
 from tests.support.fake_ollama import EMBED_DIMENSIONS, FakeOllama, Responder
+from tests.support.network import closed_port_url
 
 MODEL = "all-minilm"  # a model without task prompts: the server sees the texts as they are
 TEXTS = (
@@ -277,10 +277,7 @@ def test_search_without_an_embedding_server_warns_and_stays_lexical(tmp_path: Pa
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "a.md").write_text(TEXTS[0], encoding="utf-8")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
-    result = run_search(docs, tmp_path / "cache", closed, "--embed-model", MODEL)
+    result = run_search(docs, tmp_path / "cache", closed_port_url(), "--embed-model", MODEL)
     assert result.returncode == 0, result.stderr
     assert "busca densa desativada" in result.stderr
     assert json.loads(result.stdout)["results"][0]["source"] == "a.md"
@@ -308,10 +305,7 @@ def test_chat_model_used_for_embeddings_is_named_as_such(fake: PickyOllama, stor
 
 
 def test_server_down_is_reported_as_unreachable(store: Path) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    client = OllamaClient(f"http://127.0.0.1:{port}", "deepseek-r1", backoff=0.01, retries=1)
+    client = OllamaClient(closed_port_url(), "deepseek-r1", backoff=0.01, retries=1)
     with client, pytest.raises(ServerUnreachable):
         build_dense_index(chunks_of(*TEXTS), client, store, model=MODEL)
     assert not store.exists()
