@@ -364,3 +364,57 @@ REPL_MODEL_SET = "Modelo agora: {model}."
 REPL_MODEL_CURRENT = "Modelo atual: {model}; troque com /modelo NOME (ex.: /modelo llama3.2)."
 REPL_BAD_MODEL = "nome de modelo inválido: {value!r}; use um só nome, ex.: /modelo llama3.2"
 REPL_REINDEXED = "Índice atualizado: {files} arquivo(s), {chunks} trecho(s)."
+
+# --- cache safety, `docai index` exit status (issue 16: docai/index/, docai/cli/commands/index.py) ---
+INDEX_NOT_SAVED = (
+    "índice construído, mas não salvo em {path} (motivo no aviso acima); até a pasta do "
+    "cache ser gravável, cada comando vai reconstruí-lo"
+)
+
+# --- loading safety (issue 16: docai/loading/, docai/index/build.py) ---
+DISCOVER_SKIP_LINK_OUTSIDE = (
+    "link simbólico para fora da pasta de documentos (aponta para {target}); não foi seguido. "
+    "Para indexar o que ele aponta, use --follow-links"
+)
+DISCOVER_SKIP_LINK_LOOP = (
+    "link simbólico em ciclo (aponta para {target}); não foi seguido. Desfaça o ciclo ou apague o link"
+)
+DISCOVER_SKIP_LINK_SEEN = (
+    "link para uma pasta já lida ({target}); os arquivos dela entram uma vez só, pelo caminho real"
+)
+DISCOVER_SKIP_SPECIAL = "não é um arquivo comum, é {kind}; não foi aberto"
+DISCOVER_KIND_FIFO = "um pipe (FIFO)"
+DISCOVER_KIND_SOCKET = "um socket"
+DISCOVER_KIND_DEVICE = "um dispositivo"
+DISCOVER_KIND_OTHER = "um arquivo especial"
+DISCOVER_SKIP_DIR_UNREADABLE = (
+    "não consegui ler a pasta ({reason}); os arquivos dela ficaram de fora. "
+    "Se for permissão, ajuste com chmod +rx"
+)
+DISCOVER_SKIP_DOC_NAMED_FOLDER = "é uma pasta, não um arquivo {suffix}, e não tem documentos dentro"
+LOAD_SKIP_TOO_SLOW = (
+    "levou mais de {seconds} s para ser lido (marcação patológica?) e ficou de fora; "
+    "simplifique ou divida o arquivo (se ele é normal, tente de novo com --rebuild)"
+)
+LOAD_NOTICE_REPAIRED = (
+    "UTF-8 com {count} byte(s) inválido(s), lido(s) como Windows-1252 (cp1252); "
+    "salve o arquivo em UTF-8 para evitar este aviso"
+)
+
+# --- terminal safety, prompt delimiters, model servers (issue 16: docai/cli/, docai/llm/) ---
+LLM_WRONG_PROTOCOL = (
+    "o servidor em {url} não está falando o protocolo {protocol}: {problem} (recebi {line!r}). "
+    "Tentar de novo não muda isso; confira se o endereço é mesmo de {server} ({option})"
+)
+LLM_PROTOCOL_OLLAMA = "do Ollama"
+LLM_PROTOCOL_OPENAI = "da API da OpenAI"
+LLM_SERVER_OLLAMA = "um Ollama"
+LLM_SERVER_OPENAI = "um servidor compatível com OpenAI"
+LLM_OPTION_OLLAMA = "--ollama-url ou OLLAMA_HOST"
+LLM_OPTION_OPENAI = "--base-url"
+LLM_PROBLEM_NOT_JSON = "a resposta não é JSON"
+LLM_PROBLEM_NOT_OBJECT = "a resposta é JSON, mas não um objeto"
+LLM_PROBLEM_NO_END = (
+    "a resposta terminou sem sinalizar o fim, e nada nela tem o formato de uma resposta"
+)
+LLM_PROBLEM_NO_CHUNK = "nada na resposta tem o formato de uma resposta"

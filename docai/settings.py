@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -58,6 +59,9 @@ class Settings:
     docs_dir: Path = DEFAULT_DOCS_DIR
     cache_dir: Path | None = None  # None: the user cache dir, keyed on the docs path
     rebuild: bool = False
+    # Symbolic links that lead out of the docs folder are skipped unless the user opts in:
+    # a link to ~/.ssh would otherwise send a private key to the model server.
+    follow_links: bool = False
     top_k: int = 3
     min_coverage: float | None = None  # None: `RetrievalParams.min_coverage`
     chunking: ChunkSettings = field(default_factory=ChunkSettings)
@@ -125,7 +129,26 @@ def _check_server_url(option: str, url: str) -> None:
         parts = None
     if (parts is None or parts.scheme not in ("http", "https") or not parts.hostname
             or any(c.isspace() for c in url)):
-        raise SettingsError(messages.BAD_SERVER_URL.format(option=option, url=url))
+        raise SettingsError(messages.BAD_SERVER_URL.format(option=option, url=redact_url(url)))
+
+
+def redact_url(url: str) -> str:
+    """`url` fit to show: a password in it (`http://user:secret@host`) becomes `***`.
+
+    The one function every message naming a server goes through; the request itself keeps
+    the password (httpx sends a URL's user and password as Basic authorisation). The user
+    part ends at the last `@`, as in a URL whose password holds an unescaped `@` or `/`
+    (which a parser would misread): showing too little of a URL beats showing a secret.
+    """
+    start = url.find("://")
+    start = start + 3 if start >= 0 else 0
+    at = url.rfind("@")
+    if at < start:
+        return url
+    user, colon, _password = url[start:at].partition(":")
+    if not colon:
+        return url
+    return f"{url[:start]}{user}:***{url[at:]}"
 
 
 def history_file() -> Path:
@@ -142,12 +165,15 @@ def normalise_ollama_url(raw: str) -> str:
         value = "http://" + value
     scheme, rest = value.split("://", 1)
     rest = rest.rstrip("/")
-    host_port = rest.split("/", 1)[0]
-    path = rest[len(host_port):]
+    authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
+    # `user:password@` (a server behind an authenticating proxy) is kept as given; its
+    # colon is not the port's.
+    userinfo, at, host_port = authority.rpartition("@")
+    path = rest[len(authority):]
     if host_port.startswith(":"):
         host_port = LOCAL_HOST + host_port
     if host_port == "0.0.0.0" or host_port.startswith("0.0.0.0:"):
         host_port = LOCAL_HOST + host_port[len("0.0.0.0"):]
     if host_port and ":" not in host_port.rsplit("]", 1)[-1]:
         host_port += f":{OLLAMA_PORT}" if scheme == "http" else ""
-    return f"{scheme}://{host_port}{path}"
+    return f"{scheme}://{userinfo}{at}{host_port}{path}"

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from docai import messages
 from docai.cli.options import build_parser, settings_from_args
+from docai.cli.terminal_text import strip_controls
 from docai.errors import DocaiError, SettingsError
 from docai.settings import Settings
 
@@ -28,7 +29,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = settings_from_args(args, dict(os.environ))
         return _dispatch(args, settings)
     except DocaiError as error:
-        print(messages.ERROR_PREFIX.format(message=error), file=sys.stderr)
+        # A message may quote a file name or a server's words: no escape code gets through.
+        print(messages.ERROR_PREFIX.format(message=strip_controls(str(error))), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(messages.INTERRUPTED, file=sys.stderr)
@@ -40,7 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # noqa: BLE001 - last resort: one line, not a traceback
         if os.environ.get("DOCAI_DEBUG"):
             raise
-        print(messages.UNEXPECTED_ERROR.format(kind=type(error).__name__, message=error),
+        text = strip_controls(str(error))
+        print(messages.UNEXPECTED_ERROR.format(kind=type(error).__name__, message=text),
               file=sys.stderr)
         return 70
 

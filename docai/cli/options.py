@@ -97,6 +97,9 @@ def _shared_options(suppress_defaults: bool) -> ArgumentParser:
                       help="onde guardar o índice (ou DOCAI_CACHE_DIR)")
     docs.add_argument("--rebuild", action="store_true", default=default(d.rebuild),
                       help="ignora o índice salvo e reconstrói tudo")
+    docs.add_argument("--follow-links", action="store_true", default=default(d.follow_links),
+                      help="segue links simbólicos que apontam para fora da pasta de "
+                      "documentos (por padrão, são ignorados e listados)")
     docs.add_argument("--chunk-tokens", type=int, metavar="N",
                       default=default(d.chunking.max_tokens),
                       help=f"tamanho máximo de cada trecho, em tokens "
@@ -147,6 +150,7 @@ def settings_from_args(args: argparse.Namespace, environ: dict[str, str]) -> Set
         docs_dir=args.docs.expanduser(),
         cache_dir=args.cache_dir.expanduser() if args.cache_dir else None,
         rebuild=args.rebuild,
+        follow_links=args.follow_links,
         top_k=args.top_k,
         min_coverage=args.min_coverage,
         chunking=ChunkSettings(max_tokens=args.chunk_tokens, overlap_tokens=args.chunk_overlap),

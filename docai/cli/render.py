@@ -2,7 +2,9 @@
 
 Shared by the REPL and `docai ask` so both look the same. Every delta is written and flushed
 as it arrives, so the user reads the answer while it is generated. Colour codes are only
-written to a terminal, and never when NO_COLOR is set (https://no-color.org).
+written to a terminal, and never when NO_COLOR is set (https://no-color.org). What the model
+and the docs wrote passes through `docai.cli.terminal_text` first: the only escape codes
+that reach the terminal are docai's own.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ from docai.answer.answerer import (
     Retrieved,
 )
 from docai.cli.report import status_lines, update_line
+from docai.cli.terminal_text import StreamCleaner, one_line, strip_controls
 from docai.index.build import BuildReport
 from docai.llm.events import TextDelta, ThinkingDelta
+from docai.loading import display_name
 from docai.records import Hit
 from docai.retrieval.verdict import Fallback
 
@@ -35,15 +39,16 @@ ERASE_LINE = "\r\x1b[K"
 
 
 def source_label(hit: Hit) -> str:
-    """`file > heading path`, the way sources are cited after an answer."""
+    """`file > heading path`, the way sources are cited after an answer, on one line."""
     chunk = hit.chunk
-    return f"{chunk.source} > {chunk.heading}" if chunk.heading else chunk.source
+    source = display_name(chunk.source)
+    return f"{source} > {one_line(chunk.heading)}" if chunk.heading else source
 
 
 def snippet(text: str, lines: int = SNIPPET_LINES) -> list[str]:
     """The chunk's body (its heading line dropped), whitespace folded, in at most `lines`
     lines of `SNIPPET_WIDTH` characters."""
-    body = " ".join(text.split("\n", 1)[-1].split())
+    body = " ".join(strip_controls(text.split("\n", 1)[-1]).split())
     short = textwrap.shorten(body, width=SNIPPET_WIDTH * lines, placeholder=" …")
     return textwrap.wrap(short, width=SNIPPET_WIDTH)[:lines]
 
@@ -67,6 +72,8 @@ class AnswerPrinter:
         self._status_line = ""  # the status line shown, if any
         self._text_started = False
         self._at_line_start = True
+        self._thinking_text = StreamCleaner()
+        self._answer_text = StreamCleaner()
         self.sources: tuple[Hit, ...] = ()
         self.fallback_source: str | None = None
         self.failed = False
@@ -77,7 +84,8 @@ class AnswerPrinter:
             self._status(messages.ANSWER_WAITING)
         elif isinstance(event, Fallback):
             self.fallback_source = event.source
-            self._line(self._dim(messages.ANSWER_FALLBACK.format(source=event.source)))
+            source = display_name(event.source)
+            self._line(self._dim(messages.ANSWER_FALLBACK.format(source=source)))
             self._status(messages.ANSWER_WAITING)
         elif isinstance(event, NotCovered):
             # docai's own answer: in the question's language, like the model's answers.
@@ -88,16 +96,20 @@ class AnswerPrinter:
         elif isinstance(event, AnswerWarning):
             self._clear_status()
             self._end_line()
-            self._say(messages.ANSWER_WARNING.format(message=event.message))
+            self._say(messages.ANSWER_WARNING.format(message=strip_controls(event.message)))
         elif isinstance(event, ThinkingDelta):
-            self._thinking(event.text)
+            self._thinking(self._thinking_text.feed(event.text))
         elif isinstance(event, TextDelta):
-            self._text(event.text)
+            self._end_thinking()
+            self._text(self._answer_text.feed(event.text))
         elif isinstance(event, ModelFailed):
             self._failed(event)
 
     def finish(self) -> None:
         """End the answer's line and list its sources."""
+        if not self.failed:
+            self._end_thinking()
+            self._text(self._answer_text.finish())
         self._clear_status()
         self._end_line()
         if self.failed or not self._text_started:
@@ -108,7 +120,8 @@ class AnswerPrinter:
                 label = source_label(hit)
                 self._write(messages.ANSWER_SOURCE_LINE.format(number=number, label=label) + "\n")
         elif self.fallback_source:
-            self._write("\n" + messages.ANSWER_FALLBACK_SOURCE.format(source=self.fallback_source))
+            source = display_name(self.fallback_source)
+            self._write("\n" + messages.ANSWER_FALLBACK_SOURCE.format(source=source))
             self._write("\n")
 
     def interrupted(self) -> None:
@@ -116,10 +129,17 @@ class AnswerPrinter:
         self._end_line()
         self._line(self._dim(messages.ANSWER_INTERRUPTED))
 
+    def _end_thinking(self) -> None:
+        """Release what the reasoning's cleaner held back, once the reasoning is over."""
+        if rest := self._thinking_text.finish():
+            self._thinking(rest)
+
     def _thinking(self, text: str) -> None:
         if self._text_started:
             return
         if self._show_thinking:
+            if not text:  # all of it held back by the cleaner, for now
+                return
             self._clear_status()
             self._thinking_shown = True
             self._write(self._dim(text))
@@ -144,16 +164,18 @@ class AnswerPrinter:
         self.failed = True
         self._clear_status()
         self._end_line()
+        error = strip_controls(str(event.error))
         if not event.passages:
-            self._say(messages.ANSWER_MODEL_FAILED_MIDWAY.format(error=event.error))
+            self._say(messages.ANSWER_MODEL_FAILED_MIDWAY.format(error=error))
             return
-        self._say(messages.ANSWER_MODEL_FAILED.format(error=event.error))
+        self._say(messages.ANSWER_MODEL_FAILED.format(error=error))
         self.sources = event.passages
         self._write(messages.ANSWER_EXTRACTIVE_HEADER + "\n")
         for number, hit in enumerate(event.passages, start=1):
             label = messages.ANSWER_SOURCE_LINE.format(number=number, label=source_label(hit))
             # The label already names the heading path the passage text starts with.
             body = hit.chunk.text.strip().removeprefix(hit.chunk.heading).strip()
+            body = strip_controls(body)
             self._write(f"\n{label.strip()}\n{body}\n")
 
     def _status(self, text: str) -> None:

@@ -22,6 +22,7 @@ from docai.answer.answerer import Answerer
 from docai.cli.render import AnswerPrinter
 from docai.cli.repl_commands import Session, find_command, run_command
 from docai.cli.startup import open_retrieval
+from docai.cli.terminal_text import one_line
 from docai.llm.base import make_backend
 from docai.settings import Settings, history_file
 from docai.text.analysis import surely_english
@@ -34,7 +35,8 @@ def run(settings: Settings) -> int:
     opened = open_retrieval(settings, sys.stderr)
     report = opened.report
     welcome = messages.REPL_WELCOME.format(
-        files=report.files, chunks=report.chunks, docs=settings.docs_dir, model=settings.model
+        files=report.files, chunks=report.chunks, docs=one_line(str(settings.docs_dir)),
+        model=one_line(settings.model),
     )
     # With piped input, stdout carries only answers; the greeting goes to stderr.
     answerer = Answerer(opened.index, backend, settings, dense=opened.dense)

@@ -18,8 +18,10 @@ from docai import messages
 from docai.answer.answerer import Answerer
 from docai.cli.render import AnswerPrinter, snippet, source_label
 from docai.cli.startup import open_retrieval
+from docai.cli.terminal_text import one_line, strip_controls
 from docai.errors import DocaiError
 from docai.llm.base import make_backend
+from docai.loading import display_name
 from docai.settings import MAX_TOP_K
 
 
@@ -61,7 +63,7 @@ def run_command(line: str, session: Session) -> None:
     name, _, argument = line.strip().partition(" ")
     command = find_command(name)
     if command is None:
-        _say(session, unknown_command_text(name))
+        _say(session, unknown_command_text(one_line(name)))
         return
     command.handler(session, argument.strip())
 
@@ -104,7 +106,8 @@ def _sources(session: Session, _argument: str) -> None:
             )
             _say(session, line)
     elif last is not None and last.fallback_source:
-        _say(session, messages.ANSWER_FALLBACK_SOURCE.format(source=last.fallback_source))
+        source = display_name(last.fallback_source)
+        _say(session, messages.ANSWER_FALLBACK_SOURCE.format(source=source))
     elif last is not None:
         _say(session, messages.REPL_LAST_WITHOUT_SOURCES)
     else:
@@ -152,7 +155,7 @@ def _reindex(session: Session, _argument: str) -> None:
         opened = open_retrieval(answerer.settings, sys.stderr)
     except DocaiError as error:
         # e.g. the docs folder was moved away: keep answering from the index we have.
-        _say(session, messages.ERROR_PREFIX.format(message=error))
+        _say(session, messages.ERROR_PREFIX.format(message=strip_controls(str(error))))
         return
     answerer.replace_index(opened.index, opened.dense)
     session.last_answer = None

@@ -1,4 +1,8 @@
-"""Turn a BuildReport into the pt-BR lines the commands print (pure: no I/O here)."""
+"""Turn a BuildReport into the pt-BR lines the commands print (pure: no I/O here).
+
+File names come from the user's disk: each is shown with `display_name` (a newline or an
+escape sequence in a name becomes a visible escape), and any other outside text (paths,
+reasons) through `one_line`, so no line of the list can be broken or hijacked."""
 
 from __future__ import annotations
 
@@ -6,7 +10,9 @@ from collections import Counter
 from pathlib import Path
 
 from docai import messages
+from docai.cli.terminal_text import one_line
 from docai.index.build import BuildReport
+from docai.loading import display_name
 
 # How many kinds of unsupported files the "no documents" message names.
 LISTED_KINDS = 5
@@ -14,24 +20,26 @@ LISTED_KINDS = 5
 
 def status_lines(report: BuildReport) -> list[str]:
     """One line each for a discarded cache and an unsaved cache."""
-    return [line for line in (report.cache_status, report.cache_warning) if line]
+    return [one_line(line) for line in (report.cache_status, report.cache_warning) if line]
 
 
 def nothing_to_search(report: BuildReport, docs_dir: Path, others: Counter[str]) -> str:
     """Why an index without chunks is of no use: no supported file at all (naming the
     kinds of file the folder does hold, most common first), or none with text."""
     if report.skipped:
-        return messages.NO_TEXT_IN_DOCUMENTS.format(count=len(report.skipped), path=docs_dir)
+        return messages.NO_TEXT_IN_DOCUMENTS.format(
+            count=len(report.skipped), path=one_line(str(docs_dir))
+        )
     kinds = ", ".join(
         messages.NO_DOCUMENTS_KIND.format(
-            count=count, suffix=suffix or messages.NO_DOCUMENTS_NO_SUFFIX
+            count=count, suffix=one_line(suffix) or messages.NO_DOCUMENTS_NO_SUFFIX
         )
         for suffix, count in sorted(others.items(), key=lambda item: (-item[1], item[0]))[
             :LISTED_KINDS
         ]
     )
     found = messages.NO_DOCUMENTS_FOUND.format(kinds=kinds) if kinds else ""
-    return messages.NO_DOCUMENTS.format(path=docs_dir, found=found)
+    return messages.NO_DOCUMENTS.format(path=one_line(str(docs_dir)), found=found)
 
 
 def summary_lines(report: BuildReport, docs_dir: Path, cache_dir: Path) -> list[str]:
@@ -39,7 +47,7 @@ def summary_lines(report: BuildReport, docs_dir: Path, cache_dir: Path) -> list[
     timings = report.timings
     lines = [
         messages.INDEX_SUMMARY.format(
-            files=report.files, path=docs_dir, sections=report.sections,
+            files=report.files, path=one_line(str(docs_dir)), sections=report.sections,
             chunks=report.chunks, tokens=report.tokens,
         ),
         messages.INDEX_CHANGES.format(
@@ -50,13 +58,17 @@ def summary_lines(report: BuildReport, docs_dir: Path, cache_dir: Path) -> list[
     if report.skipped:
         lines.append(messages.INDEX_SKIPPED_HEADER.format(count=len(report.skipped)))
         lines += [
-            messages.INDEX_SKIPPED_LINE.format(source=item.source, reason=item.reason)
+            messages.INDEX_SKIPPED_LINE.format(
+                source=display_name(item.source), reason=one_line(item.reason)
+            )
             for item in report.skipped
         ]
     if report.notices:
         lines.append(messages.INDEX_NOTICES_HEADER.format(count=len(report.notices)))
         lines += [
-            messages.INDEX_NOTICE_LINE.format(source=item.source, message=item.message)
+            messages.INDEX_NOTICE_LINE.format(
+                source=display_name(item.source), message=one_line(item.message)
+            )
             for item in report.notices
         ]
     lines.append(
@@ -65,7 +77,7 @@ def summary_lines(report: BuildReport, docs_dir: Path, cache_dir: Path) -> list[
             total=timings.scan + timings.parse + timings.index + timings.save,
         )
     )
-    lines.append(messages.INDEX_CACHE_AT.format(path=cache_dir))
+    lines.append(messages.INDEX_CACHE_AT.format(path=one_line(str(cache_dir))))
     return lines
 
 

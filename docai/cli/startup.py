@@ -11,6 +11,7 @@ from typing import TextIO
 from docai.cli.progress import progress_bar
 from docai.cli.render import print_index_notes
 from docai.cli.report import nothing_to_search
+from docai.cli.terminal_text import strip_controls
 from docai.errors import DocsFolderError
 from docai.index.build import BuildReport
 from docai.loading import unsupported_suffixes
@@ -38,7 +39,7 @@ def open_retrieval(settings: Settings, err: TextIO, *, progress: bool = True) ->
         raise DocsFolderError(problem)
 
     def warn(line: str) -> None:
-        err.write(line + "\n")
+        err.write(strip_controls(line) + "\n")
         err.flush()
 
     dense = open_dense(settings, index.chunks, progress=bar, warn=warn)

@@ -12,8 +12,8 @@ table are that result already and are used as loaded: scikit-learn is not even i
 
 from __future__ import annotations
 
+import multiprocessing
 import os
-import signal
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
@@ -32,10 +32,10 @@ from docai.index.cache import CachedIndex, CacheKey, FileEntry
 from docai.index.chunk_table import ChunkTable
 from docai.index.counts import block_of, merge
 from docai.index.scoring import smooth_idf
-from docai.index.workers import ParsedFile, parse_file
-from docai.loading import PARSER_VERSION, discover, source_name
+from docai.index.workers import ParsedFile, parse_file, start_worker
+from docai.loading import PARSER_VERSION, scan, source_name
 from docai.records import Notice, Progress, Skipped, progress_for
-from docai.settings import ChunkSettings, Settings
+from docai.settings import Settings
 from docai.text.analysis import ANALYZER_VERSION
 
 # Below this many files to parse, starting worker processes costs more than it saves.
@@ -63,8 +63,11 @@ class BuildReport:
     """What build_index did, for `docai index` and the REPL banner.
 
     `files` counts the files indexed (not skipped); new/changed/unchanged partition every
-    discovered file. `cache_status` is None when the cache was valid (or absent), else a
-    pt-BR line saying why it was rebuilt; `cache_warning` says the index could not be saved.
+    discovered file. `skipped` holds the files that gave no text and what the walk passed
+    over (links out of the folder, pipes, folders it could not read), by source, each with
+    its reason; a source is the real name: show it through `loading.display_name`.
+    `cache_status` is None when the cache was valid (or absent), else a pt-BR line saying
+    why it was rebuilt; `cache_warning` says the index could not be saved.
     """
 
     files: int
@@ -89,7 +92,9 @@ def build_index(
     since the cache was written); raises DocsFolderError only."""
     started = perf_counter()
     root = settings.docs_dir
-    sources = [source_name(root, path) for path in discover(root)]
+    follow_links = settings.follow_links
+    found = scan(root, follow_links=follow_links)
+    sources = [source_name(root, path) for path in found.files]
     directory = settings.resolved_cache_dir()
     previous, cache_status = _read_cache(directory, cache_key(settings), settings.rebuild)
     known = {entry.source: entry for entry in previous.files} if previous else {}
@@ -97,7 +102,8 @@ def build_index(
     kept, tasks = _plan(root, sources, known, trusted_before_ns=(saved_at or 0) - RACY_WINDOW_NS)
     scanned = perf_counter()
 
-    parsed = {item.source: item for item in _parse_all(root, settings.chunking, tasks, progress)}
+    work = partial(parse_file, root, settings.chunking, follow_links=follow_links)
+    parsed = {item.source: item for item in _parse_all(work, tasks, progress)}
     parsed_at = perf_counter()
 
     entries, fresh = _entries(sources, kept, parsed, known)
@@ -117,7 +123,7 @@ def build_index(
         changed=changed_files,
         removed=removed,
         unchanged=len(sources) - len(fresh),
-        skipped=tuple(Skipped(e.source, e.skipped) for e in entries if e.skipped is not None),
+        skipped=_skipped(found.skipped, entries),
         notices=tuple(Notice(e.source, message) for e in entries for message in e.notices),
         sections=sum(entry.sections for entry in entries),
         chunks=len(chunks),
@@ -184,13 +190,17 @@ def _same_stat(path: str, entry: FileEntry) -> bool:
     return stat.st_size == entry.size and stat.st_mtime_ns == entry.mtime_ns
 
 
+def _skipped(passed_over: tuple[Skipped, ...], entries: list[FileEntry]) -> tuple[Skipped, ...]:
+    """What the walk passed over and the files that gave no text, in one list by source."""
+    unusable = (Skipped(e.source, e.skipped) for e in entries if e.skipped is not None)
+    return tuple(sorted([*passed_over, *unusable], key=lambda item: item.source))
+
+
 def _parse_all(
-    root: Path,
-    chunking: ChunkSettings,
+    work: Callable[[tuple[str, str | None]], ParsedFile],
     tasks: list[tuple[str, str | None]],
     progress: Progress | None,
 ) -> list[ParsedFile]:
-    work = partial(parse_file, root, chunking)
     workers = min(_cpu_count(), len(tasks) // MIN_FILES_FOR_WORKERS)
     if workers <= 1:
         return _tracked(map(work, tasks), len(tasks), progress)
@@ -199,7 +209,10 @@ def _parse_all(
     first = work(tasks[0])
     rest = tasks[1:]
     size = max(1, min(32, len(rest) // (workers * 8)))
-    with ProcessPoolExecutor(max_workers=workers, initializer=_leave_interrupts_to_parent) as pool:
+    others = set(multiprocessing.active_children())
+    with ProcessPoolExecutor(
+        max_workers=workers, initializer=start_worker, initargs=(os.getpid(),)
+    ) as pool:
         # Submitted before the bar starts its thread, so workers are forked without it.
         try:
             batches = [pool.submit(_parse_batch, work, rest[i:i + size])
@@ -207,7 +220,7 @@ def _parse_all(
             results = (item for batch in batches for item in batch.result())
             return [first, *_tracked(results, len(tasks), progress, done=1)]
         except BaseException:
-            _stop_workers(pool)
+            _stop_workers(others)
             raise
 
 
@@ -218,18 +231,14 @@ def _parse_batch(
     return [work(task) for task in tasks]
 
 
-def _leave_interrupts_to_parent() -> None:
-    """Workers ignore Ctrl-C: the terminal sends it to the whole process group, and a
-    worker killed mid-reply can leave the parent waiting on the pipe for ever."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _stop_workers(pool: ProcessPoolExecutor) -> None:
+def _stop_workers(others: set[multiprocessing.process.BaseProcess]) -> None:
     """On Ctrl-C (or any failure) end the workers now, instead of letting them parse every
     file still queued; the pool then fails its pending batches and shuts down at once. The
-    cache is untouched: it is only written after a complete build."""
-    for process in list((pool._processes or {}).values()):  # noqa: SLF001 - no public way
-        process.terminate()
+    cache is untouched: it is only written after a complete build. The workers are this
+    process's children started since `others` was taken (the pool names no public list)."""
+    for process in multiprocessing.active_children():
+        if process not in others:
+            process.terminate()
 
 
 def _tracked(

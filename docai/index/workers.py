@@ -3,20 +3,34 @@
 It runs in worker processes, so it takes and returns plain picklable data. Term counts come
 back as a small per-file CSR block (local vocabulary + arrays) rather than lists of terms:
 that is an order of magnitude less to send between processes.
+
+A worker lives no longer than the process that started it (`start_worker`): killed
+alone (by an IDE, the OOM killer, `kill -9`), the parent never tells its workers to stop,
+and each would wait on the task pipe for ever, holding its memory.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import signal
+import sys
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from docai.chunking import chunk_document
 from docai.index.counts import CountBlock, count_terms
-from docai.loading import DEFAULT_MAX_BYTES, load_file
+from docai.loading import DEFAULT_MAX_BYTES, load_file, outside_link_reason
 from docai.records import Chunk, Notice, Skipped
 from docai.settings import ChunkSettings
 from docai.text.analysis import chunk_terms
+
+# Linux's prctl option that sends the calling process a signal when its parent ends.
+_PR_SET_PDEATHSIG = 1
+# How often a worker checks that its parent is still alive, where prctl is not available.
+PARENT_CHECK_SECONDS = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,11 +50,20 @@ class ParsedFile:
 
 
 def parse_file(
-    root: Path, chunking: ChunkSettings, task: tuple[str, str | None]
+    root: Path,
+    chunking: ChunkSettings,
+    task: tuple[str, str | None],
+    *,
+    follow_links: bool = False,
 ) -> ParsedFile:
-    """Parse `root/source` unless its content hashes to `known_sha256` (then it is reused)."""
+    """Parse `root/source` unless its content hashes to `known_sha256` (then it is reused).
+
+    A file that now leads outside `root` (a symlink put in its place since the walk) is
+    neither hashed nor read, unless `follow_links`."""
     source, known_sha256 = task
     path = root / source
+    if not follow_links and (reason := outside_link_reason(root, path)) is not None:
+        return _parsed(source, "", 0, 0, skipped=Skipped(source, reason))
     size = mtime_ns = 0
     digest = ""
     try:
@@ -52,7 +75,7 @@ def parse_file(
         pass  # load_file below says why the file cannot be used
     if digest == known_sha256:  # "" == "": still unreadable or too big, as last time
         return _parsed(source, digest, size, mtime_ns, reused=True)
-    result = load_file(root, path)
+    result = load_file(root, path, follow_links=True)  # where it leads was checked above
     if result.document is None:
         return _parsed(
             source, digest, size, mtime_ns, skipped=result.skipped, notices=result.notices
@@ -86,3 +109,38 @@ def _parsed(
         source=source, sha256=digest, size=size, mtime_ns=mtime_ns, reused=reused,
         sections=0, chunks=(), counts=count_terms([]), skipped=skipped, notices=notices,
     )
+
+
+def start_worker(parent_pid: int) -> None:
+    """Set up a worker process: it ignores Ctrl-C and ends when its parent does.
+
+    Ctrl-C: the terminal sends it to the whole process group, and a worker killed
+    mid-reply can leave the parent waiting on the pipe for ever; the parent ends the
+    workers itself. Parent's death: on Linux the kernel kills the worker at once
+    (PR_SET_PDEATHSIG; strictly, when the thread that started it ends, and the pool starts
+    its workers from the build's thread, which outlives them); everywhere, a watchdog
+    thread ends it within PARENT_CHECK_SECONDS of its parent's death.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        _kill_me_with_parent()
+    if os.getppid() != parent_pid:  # the parent died before the kernel was told to watch
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True,
+                     name="docai-parent-watch").start()
+
+
+def _kill_me_with_parent() -> None:
+    import ctypes  # here: only a worker needs it, and every command imports this module
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # no prctl here: the watchdog thread still works
+        pass
+
+
+def _watch_parent(parent_pid: int) -> None:
+    while os.getppid() == parent_pid:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(1)

@@ -99,3 +99,16 @@ class EmptyAnswer(LLMError):
 
 class MalformedResponse(LLMError):
     """A line of the response was not the JSON the protocol promises."""
+
+
+class ProtocolMismatch(MalformedResponse, StreamInterrupted):
+    """The server at the URL answers, but not in the protocol docai speaks to it: no JSON,
+    JSON of another shape, nothing a chat reply is made of. Some other kind of server is
+    listening there, and asking again gets the same reply, so it is never retried. It is
+    a StreamInterrupted too (the reply never reached the protocol's end), so code that
+    handles a broken stream handles this one."""
+
+    transient = False
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, partial=False)

@@ -3,7 +3,12 @@
 Retries follow one rule: a transient failure (nothing listening yet, 429/503, a dropped
 connection) is retried with exponential backoff only while nothing has been yielded to the
 caller. Once part of an answer is on the user's screen, repeating the request would print a
-second, different answer after the first, so the error is raised instead.
+second, different answer after the first, so the error is raised instead. A reply in the
+wrong protocol (JSON of another shape, or no JSON) is never retried: it would come back
+the same.
+
+Every message names the server by `shown_url`, the URL with any password replaced by
+`***` (`docai.settings.redact_url`); the request itself still carries it.
 """
 
 from __future__ import annotations
@@ -21,8 +26,8 @@ from docai import messages
 from docai.errors import SettingsError
 from docai.llm.errors import (
     LLMError,
-    MalformedResponse,
     ModelNotFound,
+    ProtocolMismatch,
     ResponseTimeout,
     ServerBusy,
     ServerError,
@@ -33,6 +38,7 @@ from docai.llm.errors import (
 )
 from docai.llm.events import Event, Message
 from docai.llm.thinking import split_inline_thinking
+from docai.settings import redact_url
 
 T = TypeVar("T")
 
@@ -73,7 +79,8 @@ def make_client(
             trust_env=False,
         )
     except httpx.InvalidURL as error:
-        raise SettingsError(messages.LLM_BAD_URL.format(url=base_url, reason=error)) from None
+        message = messages.LLM_BAD_URL.format(url=redact_url(base_url), reason=error)
+        raise SettingsError(message) from None
 
 
 class HTTPBackend:
@@ -83,7 +90,9 @@ class HTTPBackend:
     Subclasses set `name`, `chat_path` and the message templates for their kind of server
     (how to start it, an unknown endpoint, a missing model), and implement `_chat_body`
     (the request), `_read_stream` (response lines -> events, ending with Done) and
-    `_specific_error` (statuses only their kind of server uses).
+    `_specific_error` (statuses only their kind of server uses); `protocol`, `server_kind`
+    and `url_option` name, in messages, what they speak, what they expect at the URL and
+    where the user sets it.
     `stream_chat` is lazy: the request is sent when iteration starts, and errors (all
     `LLMError` subclasses) are raised from the iteration.
     """
@@ -93,6 +102,9 @@ class HTTPBackend:
     unreachable_template: ClassVar[str]  # fields: url
     no_endpoint_template: ClassVar[str]  # url, path
     model_not_found_template: ClassVar[str]  # url, model, detail
+    protocol: ClassVar[str]
+    server_kind: ClassVar[str]
+    url_option: ClassVar[str]
 
     def __init__(
         self,
@@ -107,6 +119,7 @@ class HTTPBackend:
         headers: dict[str, str] | None = None,
     ) -> None:
         self.base_url = base_url
+        self.shown_url = redact_url(base_url)
         self.model = model
         self._read_timeout = read_timeout
         self._retry = RetryPolicy(retries=retries, backoff=backoff)
@@ -160,7 +173,7 @@ class HTTPBackend:
         """The docai error for an HTTP error status, from the most to the least specific."""
         status = response.status_code
         detail = error_detail(response.text)
-        url = self.base_url
+        url = self.shown_url
         if status in (429, 503):
             attempts = self._retry.retries + 1
             return ServerBusy(
@@ -196,7 +209,7 @@ class HTTPBackend:
 
     def _transport_error(self, error: httpx.TransportError, *, partial: bool) -> LLMError:
         """The docai error for a network-level failure (as opposed to an HTTP error status)."""
-        url = self.base_url
+        url = self.shown_url
         if isinstance(error, httpx.ConnectError | httpx.ConnectTimeout | httpx.UnsupportedProtocol):
             return ServerUnreachable(self.unreachable_template.format(url=url), url=url)
         if isinstance(error, httpx.TimeoutException):
@@ -207,16 +220,37 @@ class HTTPBackend:
 
     def _interrupted(self, reason: str, *, partial: bool) -> StreamInterrupted:
         template = messages.LLM_INTERRUPTED if partial else messages.LLM_DROPPED
-        return StreamInterrupted(template.format(url=self.base_url, reason=reason), partial=partial)
+        message = template.format(url=self.shown_url, reason=reason)
+        return StreamInterrupted(message, partial=partial)
 
     def _stream_error(self, error: object) -> StreamError:
         """An `error` object inside a stream that started with HTTP 200."""
         detail = _error_text(error)
         return StreamError(
-            messages.LLM_STREAM_ERROR.format(url=self.base_url, detail=detail),
+            messages.LLM_STREAM_ERROR.format(url=self.shown_url, detail=detail),
             server_message=detail,
             status=200,
         )
+
+    def _wrong_protocol(self, problem: str, line: str) -> ProtocolMismatch:
+        """The server answered, but not in this backend's protocol (`problem` says how)."""
+        return ProtocolMismatch(
+            messages.LLM_WRONG_PROTOCOL.format(
+                url=self.shown_url, protocol=self.protocol, problem=problem,
+                line=line[:120], server=self.server_kind, option=self.url_option,
+            )
+        )
+
+    def _json_object(self, line: str) -> dict[str, Any]:
+        """One protocol line as a JSON object; anything else means the server is not
+        speaking the protocol."""
+        try:
+            data = json.loads(line)
+        except ValueError:
+            raise self._wrong_protocol(messages.LLM_PROBLEM_NOT_JSON, line) from None
+        if not isinstance(data, dict):
+            raise self._wrong_protocol(messages.LLM_PROBLEM_NOT_OBJECT, line)
+        return data
 
 
 def retrying(attempt: Callable[[], Iterator[T]], policy: RetryPolicy) -> Iterator[T]:
@@ -271,17 +305,6 @@ def _error_text(error: object) -> str:
     if isinstance(error, dict):
         return str(error.get("message") or error)
     return str(error)
-
-
-def parse_json_object(line: str, *, url: str) -> dict[str, object]:
-    """One protocol line as a JSON object; anything else means the server is not speaking it."""
-    try:
-        data = json.loads(line)
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        raise MalformedResponse(messages.LLM_MALFORMED.format(url=url, line=line[:120]))
-    return data
 
 
 def object_field(data: dict[str, Any], key: str) -> dict[str, Any]:

@@ -28,10 +28,15 @@ from docai.llm.http import (
     call_with_retries,
     count_field,
     object_field,
-    parse_json_object,
     text_field,
 )
 from docai.settings import DEFAULT_READ_TIMEOUT
+
+
+def is_chat_chunk(chunk: dict[str, Any]) -> bool:
+    """Whether an object has the shape of an `/api/chat` chunk: a `message` object, or the
+    final `done: true`. (An `error` object is raised before this is asked.)"""
+    return isinstance(chunk.get("message"), dict) or chunk.get("done") is True
 
 
 def events_from_chunk(chunk: dict[str, Any], *, stream_error: Callable[[object], LLMError]
@@ -66,6 +71,9 @@ class OllamaClient(HTTPBackend):
     unreachable_template = messages.LLM_OLLAMA_UNREACHABLE
     no_endpoint_template = messages.LLM_NOT_OLLAMA
     model_not_found_template = messages.LLM_OLLAMA_MODEL_NOT_FOUND
+    protocol = messages.LLM_PROTOCOL_OLLAMA
+    server_kind = messages.LLM_SERVER_OLLAMA
+    url_option = messages.LLM_OPTION_OLLAMA
 
     def __init__(
         self,
@@ -106,7 +114,7 @@ class OllamaClient(HTTPBackend):
                 or not all(_is_vector(vector) for vector in embeddings)
             ):
                 raise MalformedResponse(
-                    messages.LLM_MALFORMED.format(url=self.base_url, line=str(data)[:120])
+                    messages.LLM_MALFORMED.format(url=self.shown_url, line=str(data)[:120])
                 )
             vectors.extend([float(x) for x in vector] for vector in embeddings)
         return vectors
@@ -127,17 +135,26 @@ class OllamaClient(HTTPBackend):
         return body
 
     def _read_stream(self, lines: Iterator[str]) -> Iterator[Event]:
-        """NDJSON: one object per line, up to the one with `done: true`."""
+        """NDJSON: one object per line, up to the one with `done: true`.
+
+        A field of the wrong type in one chunk is ignored, but a reply in which no chunk at
+        all has the protocol's shape comes from another kind of server."""
         yielded = False
+        first: str | None = None
+        recognised = False
         for line in lines:
             if not line.strip():
                 continue
-            chunk = parse_json_object(line, url=self.base_url)
+            chunk = self._json_object(line)
+            first = first or line
+            recognised = recognised or "error" in chunk or is_chat_chunk(chunk)
             for event in events_from_chunk(chunk, stream_error=self._stream_error):
                 yielded = True
                 yield event
                 if isinstance(event, Done):
                     return
+        if first is not None and not recognised:
+            raise self._wrong_protocol(messages.LLM_PROBLEM_NO_END, first)
         raise self._interrupted(messages.LLM_ENDED_EARLY, partial=yielded)
 
     def _request_json(
@@ -150,7 +167,7 @@ class OllamaClient(HTTPBackend):
                 raise self._transport_error(error, partial=False) from error
             if response.is_error:
                 raise self._status_error(response, path=path, model=model)
-            return parse_json_object(response.text, url=self.base_url)
+            return self._json_object(response.text)
 
         return call_with_retries(attempt, self._retry)
 

@@ -29,7 +29,6 @@ from docai.llm.http import (
     HTTPBackend,
     count_field,
     object_field,
-    parse_json_object,
     response_text,
     text_field,
 )
@@ -53,6 +52,9 @@ class OpenAIClient(HTTPBackend):
     unreachable_template = messages.LLM_OPENAI_UNREACHABLE
     no_endpoint_template = messages.LLM_OPENAI_NO_ENDPOINT
     model_not_found_template = messages.LLM_OPENAI_MODEL_NOT_FOUND
+    protocol = messages.LLM_PROTOCOL_OPENAI
+    server_kind = messages.LLM_SERVER_OPENAI
+    url_option = messages.LLM_OPTION_OPENAI
 
     def __init__(
         self,
@@ -90,28 +92,40 @@ class OpenAIClient(HTTPBackend):
         }
 
     def _read_stream(self, lines: Iterator[str]) -> Iterator[Event]:
-        """Server-sent events: `data: {chunk}` lines up to `data: [DONE]`."""
+        """Server-sent events: `data: {chunk}` lines up to `data: [DONE]`.
+
+        A reply in which nothing has the protocol's shape (not one `data:` chunk with
+        `choices` or `usage`) comes from another kind of server."""
         yielded = False
+        ended = False
         finish_reason: str | None = None
         usage: dict[str, Any] = {}
+        first: str | None = None  # the first line that was not a separator or a comment
+        recognised = False
         for line in lines:
-            if not line.startswith(SSE_DATA):
-                continue  # blank separators, `: comments`, `event:` lines
-            payload = line[len(SSE_DATA) :].strip()
+            payload = line[len(SSE_DATA) :].strip() if line.startswith(SSE_DATA) else None
             if payload == SSE_END:
+                ended = True
                 break
-            chunk = parse_json_object(payload, url=self.base_url)
+            if first is None and line.strip() and not line.startswith(":"):
+                first = line
+            if payload is None:
+                continue  # blank separators, `: comments`, `event:` lines
+            chunk = self._json_object(payload)
             if "error" in chunk:
                 raise self._stream_error(chunk["error"])
+            recognised = recognised or _is_completion_chunk(chunk)
             choice = _first_choice(chunk)
             for event in _deltas(choice):
                 yielded = True
                 yield event
             finish_reason = text_field(choice, "finish_reason") or finish_reason
             usage = object_field(chunk, "usage") or usage
-        else:
-            if finish_reason is None:
-                raise self._interrupted(messages.LLM_ENDED_EARLY, partial=yielded)
+        if first is not None and not recognised:
+            problem = messages.LLM_PROBLEM_NO_CHUNK if ended else messages.LLM_PROBLEM_NO_END
+            raise self._wrong_protocol(problem, first)
+        if not ended and finish_reason is None:
+            raise self._interrupted(messages.LLM_ENDED_EARLY, partial=yielded)
         yield Done(
             done_reason=finish_reason,
             prompt_eval_count=count_field(usage, "prompt_tokens"),
@@ -124,11 +138,17 @@ class OpenAIClient(HTTPBackend):
         if response.status_code in (401, 403):
             return AuthenticationFailed(
                 messages.LLM_AUTH_FAILED.format(
-                    url=self.base_url, status=response.status_code,
+                    url=self.shown_url, status=response.status_code,
                     detail=response_text(response, detail),
                 )
             )
         return None
+
+
+def _is_completion_chunk(chunk: dict[str, Any]) -> bool:
+    """Whether an object has the shape of a streamed completion chunk: its `choices` list,
+    or (the last chunk, with `include_usage`) its `usage` object."""
+    return isinstance(chunk.get("choices"), list) or isinstance(chunk.get("usage"), dict)
 
 
 def _first_choice(chunk: dict[str, Any]) -> dict[str, Any]:

@@ -5,6 +5,11 @@ saved as UTF-16 by Windows tools, and old ones are Windows-1252. Order of trust:
 BOM, then strict UTF-8 (which rarely decodes anything else by accident), then the charset an
 HTML page declares in a `<meta>` tag (KOI8-R, Shift_JIS, ...), then cp1252, then latin-1,
 which accepts every byte and so always ends the search.
+
+A UTF-8 file with a few stray bytes (a pasted Windows quote, a truncated character) is not a
+legacy file: its valid UTF-8 runs are kept as UTF-8 and only the invalid bytes are read as
+cp1252, so one bad byte no longer turns every accented word of it into mojibake. The whole
+file is read as cp1252 or Latin-1 only when it holds no multi-byte UTF-8 character at all.
 """
 
 from __future__ import annotations
@@ -42,6 +47,15 @@ _META_SNIFF_BYTES = 4096
 # ANSI/VT100 control sequences (CSI "ESC [ ... letter", OSC "ESC ] ... BEL"), or a lone ESC.
 _TERMINAL_ESCAPE = re.compile(r"\x1b(?:\[[0-9;?]{0,32}[ -/]{0,4}[@-~]|\][^\x07\x1b]{0,256}\x07|)")
 _MAX_CONTROL_RATIO = 0.10
+# `surrogateescape` turns each byte UTF-8 rejects into U+DC80..U+DCFF; this table reads
+# those bytes as cp1252 instead (Latin-1 for the five bytes cp1252 leaves undefined).
+_STRAY_BYTES = {
+    0xDC00 + byte: bytes([byte]).decode("cp1252", errors="ignore") or chr(byte)
+    for byte in range(0x80, 0x100)
+}
+_STRAY_BYTE = re.compile("[\udc80-\udcff]")
+# Any character UTF-8 decoded from more than one byte (not ASCII, not a stray byte).
+_MULTIBYTE_CHAR = re.compile("[^\x00-\x7f\udc80-\udcff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,10 +64,13 @@ class Decoded:
 
     text: str
     codec: str
+    # Bytes that were not valid UTF-8 in an otherwise UTF-8 file, read as cp1252.
+    repaired: int = 0
 
     @property
     def is_utf8(self) -> bool:
-        return self.codec in ("utf-8", "utf-8-sig")
+        """Clean UTF-8: no notice needed (a repaired file gets its own notice)."""
+        return self.codec in ("utf-8", "utf-8-sig") and not self.repaired
 
     @property
     def encoding_name(self) -> str:
@@ -73,11 +90,23 @@ def decode(data: bytes, *, html: bool = False) -> Decoded | None:
     if looks_binary(data):
         return None
     for codec in _candidates(data, html):
+        if codec == "cp1252" and (repaired := _repair_utf8(data)) is not None:
+            return repaired
         try:
             return Decoded(_normalise_newlines(data.decode(codec)), codec)
         except UnicodeDecodeError:
             continue
     return Decoded(_normalise_newlines(data.decode("latin-1")), "latin-1")
+
+
+def _repair_utf8(data: bytes) -> Decoded | None:
+    """UTF-8 where the bytes are valid UTF-8, cp1252 for each byte that is not; None when
+    `data` holds no multi-byte UTF-8 character (a legacy file, read whole as cp1252)."""
+    escaped = data.decode("utf-8", errors="surrogateescape")
+    if _MULTIBYTE_CHAR.search(escaped) is None:
+        return None
+    repaired = len(_STRAY_BYTE.findall(escaped))
+    return Decoded(_normalise_newlines(escaped.translate(_STRAY_BYTES)), "utf-8", repaired)
 
 
 def _candidates(data: bytes, html: bool) -> list[str]:

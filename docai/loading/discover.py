@@ -1,15 +1,27 @@
-"""discover: list the docs files under a folder, in an order that never changes between runs."""
+"""discover: list the docs files under a folder, in an order that never changes between runs.
+
+What the walk passes over for a reason the user may not guess (a link leaving the folder,
+a link loop, a pipe named `x.md`, a folder it may not read) is reported, never dropped
+without a word; what it skips by design (hidden and tool folders, unsupported suffixes)
+is not, or every build would repeat it.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from docai import messages
 from docai.errors import DocsFolderError
 from docai.loading.formats import SUPPORTED_SUFFIXES
+from docai.loading.names import display_name
+from docai.records import Skipped
 
 # Folders of tools and dependencies, not of the user's docs: a `node_modules` tree holds
 # thousands of third-party READMEs that would drown the user's own pages in search results.
@@ -17,47 +29,201 @@ from docai.loading.formats import SUPPORTED_SUFFIXES
 # passages of Python's manual, ranking above the pages they duplicate) and its theme in
 # `_static`.
 SKIPPED_DIR_NAMES = frozenset({"node_modules", "__pycache__", "_sources", "_static"})
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, messages.DISCOVER_KIND_FIFO),
+    (stat.S_ISSOCK, messages.DISCOVER_KIND_SOCKET),
+    (stat.S_ISCHR, messages.DISCOVER_KIND_DEVICE),
+    (stat.S_ISBLK, messages.DISCOVER_KIND_DEVICE),
+)
 
 
-def discover(root: Path) -> list[Path]:
-    """Every supported file under `root` (as `root / relative`), sorted by relative POSIX path.
+@dataclass(frozen=True, slots=True)
+class Discovery:
+    """The docs files under a folder (`root / relative`, sorted by relative POSIX path),
+    and what was passed over with a reason, sorted by source."""
+
+    files: tuple[Path, ...]
+    skipped: tuple[Skipped, ...]
+
+
+def scan(root: Path, *, follow_links: bool = False) -> Discovery:
+    """Every supported file under `root`, and each thing passed over with its reason.
 
     Hidden folders (`.git`, `.venv`, `.cache`, ...) are skipped: they hold version-control
     internals, environments and caches, never docs meant for readers, and can be huge.
-    Symlinked folders are followed once: each real folder is visited at most one time, so a
-    link to an ancestor neither hangs nor lists files twice, and plain folders are walked
-    before symlinked ones, so a file reachable both ways keeps its real name. Symlinked files
-    are kept even when broken, so `load_file` can tell the user why they were skipped.
-    Sub-folders that cannot be listed are left out; only an unusable `root` is an error.
+    A symlink (to a file or a folder) is followed only when it resolves inside `root`,
+    unless `follow_links`: a link to `/etc` or `~/.ssh` would otherwise put files that are
+    not docs into the index, search results and the model's prompt. Linked folders are
+    followed once: each real folder is visited at most one time, so a link to an ancestor
+    neither hangs nor lists files twice, and plain folders are walked before linked ones,
+    so a file reachable both ways keeps its real name. Broken links are kept, so
+    `load_file` can tell the user why they were skipped. Only an unusable `root` is an
+    error.
     """
-    found = [relative for relative, suffix in _walk(root) if suffix in SUPPORTED_SUFFIXES]
-    return [root / relative for relative in sorted(found)]
+    walk = _Walk(root, follow_links)
+    found = sorted(relative for relative, suffix in walk.files()
+                   if suffix in SUPPORTED_SUFFIXES)
+    skipped = [*walk.skipped, *_empty_doc_named_folders(walk.doc_named_folders, found)]
+    return Discovery(
+        files=tuple(root / relative for relative in found),
+        skipped=tuple(sorted(skipped, key=lambda item: item.source)),
+    )
 
 
-def unsupported_suffixes(root: Path) -> Counter[str]:
+def discover(root: Path, *, follow_links: bool = False) -> list[Path]:
+    """The files of `scan(root)`, without the reasons."""
+    return list(scan(root, follow_links=follow_links).files)
+
+
+def unsupported_suffixes(root: Path, *, follow_links: bool = False) -> Counter[str]:
     """How many files of each unsupported suffix (".rst", ".png"; "" for none) `discover`
     passes over: what to tell a user whose folder holds no document docai reads."""
-    return Counter(suffix for _, suffix in _walk(root) if suffix not in SUPPORTED_SUFFIXES)
+    walk = _Walk(root, follow_links)
+    return Counter(suffix for _, suffix in walk.files() if suffix not in SUPPORTED_SUFFIXES)
 
 
-def _walk(root: Path) -> Iterator[tuple[str, str]]:
-    """(relative POSIX path, lower-case suffix) of every file `discover` may consider."""
-    _check_root(root)
-    visited: set[tuple[int, int]] = set()
-    real: list[tuple[Path, str]] = [(root, "")]
-    linked: list[tuple[Path, str]] = []
-    while real or linked:
-        folder, prefix = real.pop() if real else linked.pop()
-        if not _first_visit(folder, visited):
-            continue
-        for entry in _entries(folder, is_root=not prefix):
-            relative = prefix + entry.name
-            if not _is_dir(entry):
-                if _is_file(entry):
-                    yield relative, Path(entry.name).suffix.lower()
-            elif not entry.name.startswith(".") and entry.name not in SKIPPED_DIR_NAMES:
-                queue = linked if entry.is_symlink() else real
-                queue.append((Path(entry.path), relative + "/"))
+def outside_target(root: Path, path: Path) -> str | None:
+    """The real path the file `path` leads to when it is a symlink to outside `root`, else
+    None; None too when it leads nowhere (a broken link is reported as such).
+
+    Only the file itself is checked, not the folders above it: the walk has checked those,
+    and resolving each one again would cost every file a system call per folder level.
+    """
+    if not os.path.islink(path):
+        return None
+    target = os.path.realpath(path)
+    if _inside(os.path.realpath(root), target) or not os.path.exists(target):
+        return None
+    return target
+
+
+class _Walk:
+    """One walk of a docs folder: the files it yields, what it reports on the way."""
+
+    def __init__(self, root: Path, follow_links: bool) -> None:
+        _check_root(root)
+        self.root = root
+        self.real_root = os.path.realpath(root)
+        self.follow_links = follow_links
+        self.skipped: list[Skipped] = []
+        self.doc_named_folders: list[str] = []
+
+    def files(self) -> Iterator[tuple[str, str]]:
+        """(relative POSIX path, lower-case suffix) of every file `discover` may consider."""
+        visited: set[tuple[int, int]] = set()
+        real: list[tuple[str, str]] = [(os.fspath(self.root), "")]
+        linked: list[tuple[str, str]] = []
+        while real or linked:
+            is_link = not real
+            folder, prefix = real.pop() if real else linked.pop()
+            if not self._first_visit(folder, prefix, visited, is_link=is_link):
+                continue
+            for entry in self._entries(folder, prefix):
+                relative = prefix + entry.name
+                kind = self._kind(entry, relative)
+                if kind == "file":
+                    yield relative, _suffix(entry.name)
+                elif kind is not None:
+                    if _suffix(entry.name) in SUPPORTED_SUFFIXES:
+                        self.doc_named_folders.append(relative)
+                    queue = linked if kind == "linked folder" else real
+                    queue.append((entry.path, relative + "/"))
+
+    def _kind(self, entry: os.DirEntry[str], relative: str) -> str | None:
+        """"file", "folder", "linked folder", or None for an entry not walked (reported
+        when the user may have expected it to be)."""
+        try:
+            if not entry.is_symlink():
+                if entry.is_dir(follow_symlinks=False):
+                    return "folder" if _walkable(entry.name) else None
+                if entry.is_file(follow_symlinks=False):
+                    return "file"
+                self._special(entry.name, relative, entry.stat(follow_symlinks=False))
+                return None
+            return self._link(entry, relative)
+        except OSError:  # vanished meanwhile
+            return None
+
+    def _link(self, entry: os.DirEntry[str], relative: str) -> str | None:
+        is_doc = _suffix(entry.name) in SUPPORTED_SUFFIXES
+        try:
+            info = os.stat(entry.path)
+        except FileNotFoundError:  # broken: load_file names the missing target
+            return "file"
+        except OSError as error:
+            if error.errno == errno.ELOOP and (is_doc or _walkable(entry.name)):
+                target = display_name(_link_text(entry.path))
+                self._skip(relative, messages.DISCOVER_SKIP_LINK_LOOP.format(target=target))
+            return None
+        is_dir = stat.S_ISDIR(info.st_mode)
+        if is_dir and not _walkable(entry.name):
+            return None
+        target = os.path.realpath(entry.path)
+        if not self.follow_links and not _inside(self.real_root, target):
+            if is_dir or is_doc:
+                reason = messages.DISCOVER_SKIP_LINK_OUTSIDE.format(target=display_name(target))
+                self._skip(relative, reason)
+            return None
+        if is_dir:
+            return "linked folder"
+        if stat.S_ISREG(info.st_mode):
+            return "file"
+        self._special(entry.name, relative, info)
+        return None
+
+    def _special(self, name: str, relative: str, info: os.stat_result) -> None:
+        """A pipe, socket or device is never opened (opening a FIFO waits for a writer for
+        ever); one named like a doc is reported."""
+        if _suffix(name) in SUPPORTED_SUFFIXES:
+            kind = next((kind for test, kind in _SPECIAL_KINDS if test(info.st_mode)),
+                        messages.DISCOVER_KIND_OTHER)
+            self._skip(relative, messages.DISCOVER_SKIP_SPECIAL.format(kind=kind))
+
+    def _first_visit(
+        self, folder: str, prefix: str, visited: set[tuple[int, int]], *, is_link: bool
+    ) -> bool:
+        try:
+            info = os.stat(folder)
+        except FileNotFoundError:  # removed meanwhile
+            return False
+        except OSError as error:
+            self._unreadable(folder, prefix, error)
+            return False
+        key = (info.st_dev, info.st_ino)
+        if key not in visited:
+            visited.add(key)
+            return True
+        if is_link:
+            target = os.path.realpath(folder)
+            # A link inside the folder it leads to is a loop; any other link to a folder
+            # already walked is a second name for it.
+            is_loop = _inside(target, os.path.realpath(os.path.dirname(folder)))
+            message = messages.DISCOVER_SKIP_LINK_SEEN
+            if is_loop:
+                message = messages.DISCOVER_SKIP_LINK_LOOP
+            self._skip(prefix.rstrip("/"), message.format(target=display_name(target)))
+        return False
+
+    def _entries(self, folder: str, prefix: str) -> list[os.DirEntry[str]]:
+        """Entries sorted by name, so the walk (and so which link wins a tie) is repeatable."""
+        try:
+            with os.scandir(folder) as scan:
+                return sorted(scan, key=lambda entry: entry.name)
+        except OSError as error:
+            self._unreadable(folder, prefix, error)
+            return []
+
+    def _unreadable(self, folder: str, prefix: str, error: OSError) -> None:
+        """The root is an error; a sub-folder is reported and left out."""
+        reason = error.strerror or str(error)
+        if not prefix:
+            raise DocsFolderError(
+                messages.DOCS_UNREADABLE.format(path=folder, reason=reason)
+            ) from error
+        self._skip(prefix.rstrip("/"), messages.DISCOVER_SKIP_DIR_UNREADABLE.format(reason=reason))
+
+    def _skip(self, source: str, reason: str) -> None:
+        self.skipped.append(Skipped(source, reason))
 
 
 def _check_root(root: Path) -> None:
@@ -74,43 +240,32 @@ def _check_root(root: Path) -> None:
         raise DocsFolderError(messages.DOCS_NOT_A_DIR.format(path=root))
 
 
-def _entries(folder: Path, *, is_root: bool) -> list[os.DirEntry[str]]:
-    """Entries sorted by name, so the walk (and so which link wins a tie) is repeatable."""
-    try:
-        with os.scandir(folder) as scan:
-            return sorted(scan, key=lambda entry: entry.name)
-    except OSError as error:
-        if is_root:
-            reason = error.strerror or str(error)
-            raise DocsFolderError(
-                messages.DOCS_UNREADABLE.format(path=folder, reason=reason)
-            ) from error
-        return []
+def _empty_doc_named_folders(folders: list[str], found: list[str]) -> list[Skipped]:
+    """Folders named like a doc (`notas.md/`) are walked like any folder; one that gives no
+    file is reported, since the user may have expected a document by that name."""
+    skipped = []
+    for folder in folders:
+        position = bisect_right(found, folder + "/")
+        if position == len(found) or not found[position].startswith(folder + "/"):
+            reason = messages.DISCOVER_SKIP_DOC_NAMED_FOLDER.format(suffix=_suffix(folder))
+            skipped.append(Skipped(folder, reason))
+    return skipped
 
 
-def _first_visit(folder: Path, visited: set[tuple[int, int]]) -> bool:
+def _inside(real_root: str, real_path: str) -> bool:
+    return real_path == real_root or real_path.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def _walkable(name: str) -> bool:
+    return not name.startswith(".") and name not in SKIPPED_DIR_NAMES
+
+
+def _suffix(name: str) -> str:
+    return Path(name).suffix.lower()
+
+
+def _link_text(path: str) -> str:
     try:
-        info = folder.stat()
+        return os.readlink(path)
     except OSError:
-        return False
-    key = (info.st_dev, info.st_ino)
-    if key in visited:
-        return False
-    visited.add(key)
-    return True
-
-
-def _is_dir(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir()
-    except OSError:
-        return False
-
-
-def _is_file(entry: os.DirEntry[str]) -> bool:
-    """A regular file, or a symlink (even a broken one) that load_file will explain."""
-    try:
-        return entry.is_file() or entry.is_symlink()
-    except OSError:
-        return False
-
+        return path

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from docai import messages
+from docai.loading.deadline import TimeLimitExceeded, time_limit
+from docai.loading.discover import outside_target
 from docai.loading.formats import parser_for
+from docai.loading.names import display_name, source_name
 from docai.loading.reading import DEFAULT_MAX_BYTES, Unreadable, read_text
 from docai.records import Document, Notice, Skipped
+
+# How long one file may take to parse: this many seconds, plus PARSE_SECONDS_PER_MIB for
+# each MiB of its text. Real pages parse at about 2 MiB/s here, so even a 20 MiB file on a
+# machine several times slower stays far inside; only a pathological file (1 MiB of `[`
+# keeps markdown-it busy for minutes) reaches it.
+PARSE_SECONDS_MIN = 10.0
+PARSE_SECONDS_PER_MIB = 3.0
+_MIB = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,40 +31,71 @@ class LoadResult:
     notices: tuple[Notice, ...] = ()
 
 
-def load_file(root: Path, path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> LoadResult:
+def load_file(
+    root: Path,
+    path: Path,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    follow_links: bool = False,
+    time_limit_s: float | None = None,
+) -> LoadResult:
     """Read, decode and parse `path`; problems become a `Skipped` with a pt-BR reason.
 
     Files over `max_bytes` (20 MB by default) are skipped unread: such files are data dumps
     or generated exports, and parsing them would stall the index build for little value.
+    A file that resolves outside `root` (through a symlink) is not read unless
+    `follow_links`. A parse that takes longer than `time_limit_s` (by default
+    `parse_time_limit` of the text) is abandoned and the file skipped.
     """
     source = source_name(root, path)
     parser = parser_for(path)
     if parser is None:
-        reason = messages.LOAD_SKIP_UNSUPPORTED.format(suffix=path.suffix)
-        return LoadResult(None, Skipped(source, reason))
+        unsupported = messages.LOAD_SKIP_UNSUPPORTED.format(suffix=path.suffix)
+        return LoadResult(None, Skipped(source, unsupported))
+    if not follow_links and (outside := outside_link_reason(root, path)) is not None:
+        return LoadResult(None, Skipped(source, outside))
     read = read_text(path, max_bytes=max_bytes)
     if isinstance(read, Unreadable):
         return LoadResult(None, Skipped(source, read.reason))
-    notices: tuple[Notice, ...] = ()
-    if not read.is_utf8:
-        message = messages.LOAD_NOTICE_ENCODING.format(encoding=read.encoding_name)
-        notices = (Notice(source, message),)
+    notices = _encoding_notices(source, read.codec, read.encoding_name, read.repaired)
+    seconds = parse_time_limit(len(read.text)) if time_limit_s is None else time_limit_s
     try:
-        title, sections = parser(read.text, path.stem)
+        with time_limit(seconds):
+            title, sections = parser(read.text, path.stem)
     except RecursionError:  # pathologically deep nesting, e.g. thousands of nested <div>s
         return LoadResult(None, Skipped(source, messages.LOAD_SKIP_TOO_NESTED), notices)
+    except TimeLimitExceeded:
+        reason = messages.LOAD_SKIP_TOO_SLOW.format(seconds=_seconds(seconds))
+        return LoadResult(None, Skipped(source, reason), notices)
     if not sections:
         return LoadResult(None, Skipped(source, messages.LOAD_SKIP_NO_TEXT), notices)
     return LoadResult(Document(source, title, sections), None, notices)
 
 
-def source_name(root: Path, path: Path) -> str:
-    """`path` relative to `root`, with '/' on every OS (the id users see and caches key on).
+def outside_link_reason(root: Path, path: Path) -> str | None:
+    """Why `path` is not read unless the user passes --follow-links: it leads outside
+    `root` through a symlink (checked again here, as it may have changed since the walk)."""
+    target = outside_target(root, path)
+    if target is None:
+        return None
+    return messages.DISCOVER_SKIP_LINK_OUTSIDE.format(target=display_name(target))
 
-    Symlinks are not resolved: a linked file is named where it sits in the docs folder.
-    """
-    try:
-        relative = path.relative_to(root)
-    except ValueError:
-        relative = Path(os.path.relpath(path.absolute(), root.absolute()))
-    return relative.as_posix()
+
+def parse_time_limit(characters: int) -> float:
+    """Seconds one file of `characters` may take to parse (see PARSE_SECONDS_MIN)."""
+    return PARSE_SECONDS_MIN + PARSE_SECONDS_PER_MIB * characters / _MIB
+
+
+def _encoding_notices(
+    source: str, codec: str, encoding_name: str, repaired: int
+) -> tuple[Notice, ...]:
+    if repaired:
+        return (Notice(source, messages.LOAD_NOTICE_REPAIRED.format(count=repaired)),)
+    if codec in ("utf-8", "utf-8-sig"):
+        return ()
+    return (Notice(source, messages.LOAD_NOTICE_ENCODING.format(encoding=encoding_name)),)
+
+
+def _seconds(seconds: float) -> str:
+    """'10', '12,9', '0,5': one decimal at most, with a pt-BR comma."""
+    return f"{seconds:.1f}".rstrip("0").rstrip(".").replace(".", ",")

@@ -83,12 +83,12 @@ def test_folder_linked_twice_is_listed_once_under_its_real_name(tmp_path: Path) 
     assert relative(tmp_path, discover(tmp_path)) == ["real/guia.md"]
 
 
-def test_discover_follows_links_to_folders_outside_root(tmp_path: Path) -> None:
+def test_discover_follows_links_to_folders_outside_root_when_asked(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     write(tmp_path, "shared/comum.md")
     docs.mkdir()
     (docs / "compartilhado").symlink_to(tmp_path / "shared", target_is_directory=True)
-    assert relative(docs, discover(docs)) == ["compartilhado/comum.md"]
+    assert relative(docs, discover(docs, follow_links=True)) == ["compartilhado/comum.md"]
 
 
 def test_missing_root_raises_a_clear_error(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ paths. `FakeServer` (the HTTP plumbing) is shared with `tests.support.fake_opena
 from __future__ import annotations
 
 import argparse
+import base64
 import hashlib
 import json
 import math
@@ -348,6 +349,8 @@ class FakeOllama(FakeChatServer):
     models           the pulled models; others get 404 `model '<name>' not found`; think=true
                      on a model without "thinking" gets 400; chat on an embedding model 400
     missing_paths    endpoints this "old server" lacks (plain-text 404 page not found)
+    basic_auth       (user, password): as behind an authenticating proxy, every request
+                     without that Basic authorisation gets 401
     """
 
     def __init__(
@@ -368,6 +371,7 @@ class FakeOllama(FakeChatServer):
         fail_status: int = 503,
         models: Sequence[FakeModel] = DEFAULT_MODELS,
         missing_paths: Sequence[str] = (),
+        basic_auth: tuple[str, str] | None = None,
         port: int = 0,
     ) -> None:
         super().__init__(
@@ -379,6 +383,7 @@ class FakeOllama(FakeChatServer):
         self.raw_lines = raw_lines
         self.models = tuple(models)
         self.missing_paths = tuple(missing_paths)
+        self.basic_auth = basic_auth
 
     def __enter__(self) -> FakeOllama:
         self.start()
@@ -398,6 +403,11 @@ class FakeOllama(FakeChatServer):
             ("POST", "/api/chat"): self._chat,
             ("POST", "/api/embed"): self._embed,
         }
+        if self.basic_auth is not None:
+            expected = base64.b64encode(":".join(self.basic_auth).encode()).decode()
+            if headers.get("Authorization") != f"Basic {expected}":
+                respond.send_json(401, {"error": "unauthorized"})
+                return
         route = routes.get((method, path))
         if route is None or path in self.missing_paths:
             respond.send_text(404, "404 page not found")

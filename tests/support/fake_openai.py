@@ -31,6 +31,7 @@ class FakeOpenAI(FakeChatServer):
 
     models           known model ids; others get 404 `The model ... does not exist`
     api_key          when set, requests without `Authorization: Bearer <key>` get 401
+    raw_lines        exact body lines of a streamed chat (hand-made or malformed events)
     """
 
     def __init__(
@@ -50,6 +51,7 @@ class FakeOpenAI(FakeChatServer):
         fail_status: int = 503,
         models: Sequence[str] = ("deepseek-r1",),
         api_key: str | None = None,
+        raw_lines: Sequence[str] | None = None,
         port: int = 0,
     ) -> None:
         super().__init__(
@@ -60,6 +62,7 @@ class FakeOpenAI(FakeChatServer):
         )
         self.models = tuple(models)
         self.api_key = api_key
+        self.raw_lines = raw_lines
 
     def __enter__(self) -> FakeOpenAI:
         self.start()
@@ -94,6 +97,12 @@ class FakeOpenAI(FakeChatServer):
             return
         reasoning, content = self.pieces(body, inline=True, field=True)
         time.sleep(self.first_token_delay)
+        if self.raw_lines is not None:
+            respond.start_stream("text/event-stream")
+            for line in self.raw_lines:
+                respond.write_chunk(line.encode() + b"\n")
+            respond.end_stream()
+            return
         lines = [_event(_chunk(model, {"reasoning_content": t}, None)) for t in reasoning]
         lines += [_event(_chunk(model, {"content": t}, None)) for t in content]
         end = [_event(_chunk(model, {}, "stop"))]

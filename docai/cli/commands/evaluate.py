@@ -8,13 +8,13 @@ prints hit@1/3/10, MRR@10, the refusal and the fallback counts.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from docai import messages
 from docai.answer.answerer import retrieve_as_configured
 from docai.cli.startup import open_retrieval
+from docai.cli.terminal_text import json_text, one_line
 from docai.retrieval import evaluation
 from docai.retrieval.evaluation import K_VALUES, QAFileError, Question, Scores, Summary
 from docai.retrieval.verdict import search
@@ -40,13 +40,15 @@ def run(settings: Settings, qa_file: Path) -> int:
             "min_coverage": min_coverage,
             **evaluation.summary_json(summary),
         }
-        print(json.dumps(figures, ensure_ascii=False))
+        print(json_text(figures))
     else:
         header = messages.EVAL_TITLE.format(
-            file=qa_file, questions=len(questions), covered=summary.refusals.covered
+            file=one_line(str(qa_file)), questions=len(questions),
+            covered=summary.refusals.covered,
         )
         settings_line = messages.EVAL_SETTINGS.format(
-            docs=settings.docs_dir, method=settings.retrieval, min_coverage=f"{min_coverage:g}"
+            docs=one_line(str(settings.docs_dir)), method=settings.retrieval,
+            min_coverage=f"{min_coverage:g}",
         )
         print("\n".join([header, settings_line, "", *table_lines(summary)]))
     return 0
@@ -90,7 +92,7 @@ def table_lines(summary: Summary) -> list[str]:
         ),
     ]
     if summary.misses:
-        lines += ["", messages.EVAL_MISSES.format(ids=", ".join(summary.misses))]
+        lines += ["", messages.EVAL_MISSES.format(ids=one_line(", ".join(summary.misses)))]
     return lines
 
 

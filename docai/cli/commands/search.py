@@ -2,11 +2,12 @@
 
 With `--json`, stdout carries only JSON (one object, or one per line when questions come
 from stdin), so scripts and the evaluation can consume it; everything else goes to stderr.
+The plain output shows file names, headings and passages through `docai.cli.terminal_text`
+(and names with `display_name`), so nothing in a document can drive the terminal.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -15,7 +16,9 @@ from typing import Any
 from docai import messages
 from docai.cli.render import snippet
 from docai.cli.startup import open_retrieval
+from docai.cli.terminal_text import json_text, one_line
 from docai.errors import DocaiError
+from docai.loading import display_name
 from docai.records import Hit
 from docai.retrieval.verdict import search
 from docai.settings import Settings
@@ -36,7 +39,7 @@ def run(settings: Settings, question: str | None) -> int:
     for position, query in enumerate(questions):
         hits = search(opened.index, query, settings.top_k, settings.min_coverage, opened.dense)
         if settings.json_output:
-            print(json.dumps(as_json(query, hits), ensure_ascii=False), flush=True)
+            print(json_text(as_json(query, hits)), flush=True)
         else:
             header = question is None
             print(_human(query, hits, header=header, first=position == 0), flush=True)
@@ -62,17 +65,18 @@ def as_json(query: str, hits: list[Hit]) -> dict[str, Any]:
 
 def _human(query: str, hits: list[Hit], *, header: bool, first: bool) -> str:
     lines = [] if first else [""]
-    echoed = textwrap.shorten(query, width=ECHO_WIDTH, placeholder=" …")
+    echoed = textwrap.shorten(one_line(query), width=ECHO_WIDTH, placeholder=" …")
     if header:
         lines.append(messages.SEARCH_QUERY_HEADER.format(query=echoed))
     if not hits:
         lines.append(messages.SEARCH_NO_RESULTS.format(query=echoed))
     for rank, hit in enumerate(hits, start=1):
         chunk = hit.chunk
+        source = display_name(chunk.source)
         lines.append(
             messages.SEARCH_HIT.format(
-                rank=rank, score=hit.score, source=chunk.source,
-                heading=chunk.heading or chunk.source, chunk=chunk.ordinal,
+                rank=rank, score=hit.score, source=source,
+                heading=one_line(chunk.heading) if chunk.heading else source, chunk=chunk.ordinal,
             )
         )
         lines += ["   " + line for line in snippet(chunk.text)]
