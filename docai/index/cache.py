@@ -10,39 +10,40 @@ The zip's CRC-32 of every array catches damaged bytes. A random `generation` id 
 into both files lets a reader notice a pair that comes from two different writes. Anything
 unexpected raises `CacheError`: the caller rebuilds, it never trusts a half-valid cache.
 
-Writes are atomic (temp file in the same folder, fsync, `os.replace`; arrays first, manifest
-last) and serialised by an exclusive `flock`; readers take a shared lock, so a reader never
-sees the arrays of one write with the manifest of another.
+Each save writes both files into a new generation folder and switches to it in one atomic
+rename, under the folder's exclusive lock; readers share the lock (`storage`). So a crash
+at any moment leaves exactly the old index or exactly the new one.
+
+File names that are not valid UTF-8 reach docai as strings with lone surrogates (Python's
+`surrogateescape`); the manifest stores each as a JSON `\\udcXX` escape, which reads back
+as the very same string, so such a file is indexed and found like any other.
 """
 
 from __future__ import annotations
 
 import fcntl
 import json
-import os
-import tempfile
 import uuid
-import zipfile
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from docai import __version__, messages
 from docai.errors import CacheError
+from docai.index import storage
 from docai.index.chunk_table import ChunkTable, Strings
 
-# Bumped whenever the layout of either file changes: a cache written in another layout is
-# reported as such and rebuilt, never misread.
-FORMAT_VERSION = 4
+# Bumped whenever the layout of either file or of the folder changes: a cache written in
+# another layout is reported as such and rebuilt, never misread. (5: generation folders.)
+FORMAT_VERSION = 5
 MANIFEST_NAME = "manifest.json"
 ARRAYS_NAME = "arrays.npz"
-LOCK_NAME = "lock"
+LOCK_NAME = storage.LOCK_NAME
 # The manifest's per-file columns and the JSON type of their items ("skipped" is str or
 # null; "chunks" counts a file's rows, which follow one another in file order).
 FILE_COLUMNS: dict[str, type] = {
@@ -106,10 +107,10 @@ def load(directory: Path, key: CacheKey) -> CachedIndex | None:
     Raises CacheError (message in pt-BR) when it exists but cannot be trusted.
     """
     try:
-        with _locked(directory, fcntl.LOCK_SH, create=False):
+        with storage.locked(directory, fcntl.LOCK_SH, create=False):
             raw = (directory / MANIFEST_NAME).read_bytes()
             arrays = _read_arrays(directory / ARRAYS_NAME)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # none yet, or a file where it would be
         return None
     except OSError as error:
         reason = error.strerror or error
@@ -138,7 +139,7 @@ def load(directory: Path, key: CacheKey) -> CachedIndex | None:
 
 
 def saved_at_ns(directory: Path) -> int | None:
-    """When the cache in `directory` was last written (its manifest's mtime), if it exists."""
+    """When the cache in `directory` was last written (its current manifest's mtime)."""
     try:
         return (directory / MANIFEST_NAME).stat().st_mtime_ns
     except OSError:
@@ -146,8 +147,9 @@ def saved_at_ns(directory: Path) -> int | None:
 
 
 def save(directory: Path, cached: CachedIndex) -> None:
-    """Write atomically under an exclusive lock. Raises OSError when the folder is unwritable."""
-    directory.mkdir(parents=True, exist_ok=True)
+    """Write a new generation and switch to it, under the exclusive lock (then delete the
+    older ones). Raises OSError when the folder is unwritable."""
+    storage.make_private_dirs(directory)
     generation = uuid.uuid4().hex
     counts = cached.counts
     manifest = {
@@ -157,12 +159,18 @@ def save(directory: Path, cached: CachedIndex) -> None:
         "vocabulary": list(cached.vocabulary),
         "files": _files_json(cached.files),
     }
-    manifest_bytes = json.dumps(manifest, ensure_ascii=False, separators=(",", ":")).encode()
+    # Only a lone surrogate cannot be encoded, and its backslash escape is JSON's own.
+    manifest_bytes = json.dumps(manifest, ensure_ascii=False, separators=(",", ":")).encode(
+        "utf-8", "backslashreplace"
+    )
     chunks = cached.chunks
-    with _locked(directory, fcntl.LOCK_EX, create=True):
-        _remove_leftovers(directory, (ARRAYS_NAME, MANIFEST_NAME))
-        write_atomic(
-            directory / ARRAYS_NAME,
+    with storage.locked(directory, fcntl.LOCK_EX, create=True):
+        storage.remove_leftovers(directory)
+        # Before writing, so a killed save's half-written folder does not fill a disk.
+        storage.remove_old_generations(directory, keep=storage.current_generation(directory))
+        folder = storage.new_generation(directory, generation)
+        storage.write_atomic(
+            folder / ARRAYS_NAME,
             lambda handle: np.savez(
                 handle,
                 data=counts.data.astype(np.int32, copy=False),
@@ -180,67 +188,18 @@ def save(directory: Path, cached: CachedIndex) -> None:
                 heading_offsets=chunks.heading_offsets,
             ),
         )
-        write_atomic(directory / MANIFEST_NAME, lambda handle: handle.write(manifest_bytes))
-
-
-def _remove_leftovers(directory: Path, names: tuple[str, ...]) -> None:
-    """Delete temp files a killed writer left behind. Only called under the exclusive lock,
-    which every writer of these files holds while writing: any temp file seen then is dead."""
-    for name in names:
-        for leftover in directory.glob(f".{name}.*.tmp"):
-            leftover.unlink(missing_ok=True)
-
-
-@contextmanager
-def _locked(directory: Path, mode: int, *, create: bool) -> Iterator[None]:
-    """Hold `flock(mode)` on the lock file; readers of a read-only cache go without a lock."""
-    try:
-        handle = open(directory / LOCK_NAME, "a+b" if create else "rb")  # noqa: SIM115
-    except OSError:
-        if create:
-            raise
-        yield
-        return
-    with handle:
-        fcntl.flock(handle.fileno(), mode)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-
-
-def write_atomic_locked(path: Path, write: Callable[[IO[bytes]], object]) -> None:
-    """`write_atomic` under the folder's exclusive lock, after deleting the temp files a
-    killed writer of `path` left (safe only under the lock every writer of `path` holds)."""
-    with _locked(path.parent, fcntl.LOCK_EX, create=True):
-        _remove_leftovers(path.parent, (path.name,))
-        write_atomic(path, write)
-
-
-def write_atomic(path: Path, write: Callable[[IO[bytes]], object]) -> None:
-    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed or deleted below)
-        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
-    )
-    try:
-        with handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(handle.name, path)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
+        storage.write_atomic(folder / MANIFEST_NAME, lambda handle: handle.write(manifest_bytes))
+        storage.switch_to(folder, (MANIFEST_NAME, ARRAYS_NAME))
 
 
 def _read_arrays(path: Path) -> dict[str, np.ndarray]:
     """Every array in the file; which ones must be there is checked after the format version,
     so a cache of another format is reported as such, not as damaged."""
     try:
-        with np.load(path, allow_pickle=False) as npz:
-            return {name: npz[name] for name in npz.files}
+        return storage.read_npz(path)
     except FileNotFoundError as error:
         raise CacheError(messages.CACHE_ARRAYS_MISSING) from error
-    except (ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+    except storage.DamagedArrays as error:
         raise CacheError(messages.CACHE_ARRAYS_CORRUPT) from error
 
 
@@ -260,7 +219,7 @@ def _generation(arrays: dict[str, np.ndarray]) -> str:
 
 def _build_matrix(arrays: dict[str, np.ndarray], width: int) -> sp.csr_matrix:
     shape = _array(arrays, "shape")
-    if shape.shape != (2,) or int(shape[1]) != width:
+    if shape.shape != (2,) or shape.dtype != np.int64 or int(shape[1]) != width:
         raise CacheError(messages.CACHE_ARRAYS_CORRUPT)
     try:
         counts = sp.csr_matrix(
@@ -305,7 +264,9 @@ def _build_chunks(arrays: dict[str, np.ndarray], files: tuple[FileEntry, ...]) -
 def _parse_json(raw: bytes) -> dict[str, Any]:
     try:
         manifest = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+    # ValueError: bad JSON or UTF-8, an integer too long to convert; RecursionError: nesting
+    # deeper than the parser's stack (a 200k-deep list).
+    except (ValueError, RecursionError) as error:
         raise CacheError(messages.CACHE_MANIFEST_CORRUPT) from error
     if not isinstance(manifest, dict):
         raise CacheError(messages.CACHE_MANIFEST_CORRUPT)

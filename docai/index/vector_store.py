@@ -11,17 +11,18 @@ different dimensions); switching `--embed-model` back and forth must not re-embe
 The file holds only plain arrays (`keys` as fixed-width unicode, `vectors` as float32,
 scalars for format, model and dimension), read with `allow_pickle=False`. Anything
 unexpected raises `CacheError` with a pt-BR reason; the caller re-embeds, never trusts a
-half-valid file. Writes are atomic (temp file in the same folder, fsync, `os.replace`), so
-two processes saving at once leave one complete file, never a mix. They also hold the
+half-valid file (`storage.read_npz` turns whatever numpy's parser raises into that).
+Writes are atomic (temp file in the same folder, fsync, `os.replace`), so two processes
+saving at once leave one complete file, never a mix. They also hold the
 cache folder's lock, not for consistency (there is no second file to keep in step with,
 unlike the lexical cache) but so that each save can sweep the temp files of a killed one.
+Like every cache file, it is private (0600, in a 0700 folder) whatever the umask.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +30,7 @@ import numpy as np
 
 from docai import messages
 from docai.errors import CacheError
-from docai.index.cache import write_atomic_locked  # one atomic writer for every cache file
+from docai.index.storage import DamagedArrays, make_private_dirs, read_npz, write_atomic_locked
 
 FORMAT_VERSION = 1
 CHECKSUM_DTYPE = np.dtype("<U64")  # sha256 hex digest of the chunk text
@@ -57,8 +58,11 @@ class StoredVectors:
 
 
 def checksum(text: str) -> str:
-    """The key of a chunk: sha256 hex of its text (what the model actually embeds)."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """The key of a chunk: sha256 hex of its text (what the model actually embeds).
+
+    `surrogatepass`: a heading made from a file name that is not valid UTF-8 carries lone
+    surrogates; any other text hashes exactly as plain UTF-8."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def store_path(cache_dir: Path, model: str) -> Path:
@@ -80,18 +84,16 @@ def load(path: Path, model: str) -> StoredVectors | None:
     """
     name = path.name
     try:
-        loaded = np.load(path, allow_pickle=False)
-        if not isinstance(loaded, np.lib.npyio.NpzFile):  # a bare .npy array
-            raise CacheError(messages.DENSE_STORE_CORRUPT.format(file=name))
-        with loaded as npz:
-            arrays = {key: npz[key] for key in _ARRAYS}
-    except FileNotFoundError:
+        arrays = read_npz(path)
+    except (FileNotFoundError, NotADirectoryError):  # none yet, or a file where it would be
         return None
-    except (ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+    except DamagedArrays as error:
         raise CacheError(messages.DENSE_STORE_CORRUPT.format(file=name)) from error
     except OSError as error:
         reason = error.strerror or error
         raise CacheError(messages.CACHE_UNREADABLE.format(reason=reason)) from error
+    if not arrays.keys() >= set(_ARRAYS):
+        raise CacheError(messages.DENSE_STORE_CORRUPT.format(file=name))
     version = int(_scalar(arrays["format_version"], "i", name))
     if version != FORMAT_VERSION:
         raise CacheError(
@@ -116,7 +118,7 @@ def load(path: Path, model: str) -> StoredVectors | None:
 
 def save(path: Path, stored: StoredVectors) -> None:
     """Write atomically. Raises OSError when the folder is unwritable."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(path.parent)
     write_atomic_locked(
         path,
         lambda handle: np.savez(

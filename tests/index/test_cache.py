@@ -258,10 +258,17 @@ def test_save_into_a_path_below_a_file_raises_oserror(tmp_path: Path) -> None:
 
 
 def test_save_leaves_no_temporary_files(tmp_path: Path) -> None:
+    """Two saves leave the fixed names, the lock, the pointer and one generation only."""
     cache.save(tmp_path, _stored())
     cache.save(tmp_path, _stored())
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        [cache.MANIFEST_NAME, cache.ARRAYS_NAME, cache.LOCK_NAME]
+    names = sorted(p.name for p in tmp_path.iterdir())
+    generations = [name for name in names if name.startswith("gen-")]
+    assert len(generations) == 1
+    assert names == sorted(
+        [cache.MANIFEST_NAME, cache.ARRAYS_NAME, cache.LOCK_NAME, "current", *generations]
+    )
+    assert sorted(p.name for p in (tmp_path / generations[0]).iterdir()) == sorted(
+        [cache.MANIFEST_NAME, cache.ARRAYS_NAME]
     )
 
 

@@ -1,7 +1,11 @@
 """`docai index`: build or refresh the index and say what changed and how long it took.
 
 Exit status 2 when nothing could be indexed (as the other commands refuse to start then),
-after the full account, so the user sees which files were skipped and why.
+or when the index could not be saved (an unwritable, full or misplaced cache folder), each
+after the full account, so the user sees what was built, which files were skipped and why.
+Not saving is a failure here, unlike for the other commands (which answer from the index in
+memory and warn): saving is what `docai index` is run for. 2, not 1, because the fix is the
+user's (a writable `--cache-dir`), as with every `DocaiError`; 1 means the model failed.
 """
 
 from __future__ import annotations
@@ -20,9 +24,12 @@ def run(settings: Settings) -> int:
     _, report = build_index(settings, progress=progress_bar)
     for line in status_lines(report):
         print(line, file=sys.stderr)
-    for line in summary_lines(report, settings.docs_dir, settings.resolved_cache_dir()):
+    cache_dir = settings.resolved_cache_dir()
+    for line in summary_lines(report, settings.docs_dir, cache_dir):
         print(line)
-    if (problem := empty_index_problem(report, settings.docs_dir)) is not None:
+    problems = [empty_index_problem(report, settings.docs_dir)]
+    if report.cache_warning is not None:
+        problems.append(messages.INDEX_NOT_SAVED.format(path=cache_dir))
+    for problem in filter(None, problems):
         print(messages.ERROR_PREFIX.format(message=problem), file=sys.stderr)
-        return 2
-    return 0
+    return 2 if any(problems) else 0
