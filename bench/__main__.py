@@ -1,11 +1,16 @@
-"""`python -m bench [--quick]`: build, reload, update and query docai indexes of ~1k, 10k
-and 100k chunks (plus resources/docs), beside the naive refit-everything baseline.
+"""`python -m bench [--quick | --real-only | --no-real]`: build, reload, update and query
+docai indexes of ~1k, 10k and 100k generated chunks, resources/docs and a folder of real
+documentation, beside a baseline that refits everything.
 
 Per corpus, in one run: full build, warm start (valid cache), incremental update after one
 file changes, query latency p50/p95 over 200 varied questions, peak memory per phase, and
-ingestion throughput; then the naive baseline (sequential parse + scikit-learn
-TfidfVectorizer refit) and its query latency. Prints a Markdown table and the ratios the
-targets are about, and writes everything to bench/results.json.
+ingestion throughput; the time of a whole `docai search` process on the built index (spawn
+to exit, the median of a few runs), what a user waits for; then the baseline and its
+query latency. The generated corpora are measured against the naive refit (docai's loaders,
+scikit-learn TfidfVectorizer); the real folder (thirteen pinned Debian and PyPI
+documentation packages of the evaluation, HTML and Markdown) against the plain one (stdlib
+HTML parser, character windows, TfidfVectorizer; `bench/plain.py`). Prints a Markdown table
+and the ratios the targets are about, and writes everything to bench/results.json.
 """
 
 from __future__ import annotations
@@ -14,12 +19,14 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from time import perf_counter
 from typing import Any
 
 from bench.corpus import queries, write_corpus
@@ -36,13 +43,29 @@ TARGETS = (
     ("full / naive", "naive_ratio", 1.0),
 )
 P50_TARGET_MS = 10.0
+# The real folder: the evaluation's collections (scripts/fetch_eval_docs.py fetches each one,
+# pinned and checked, into tests/eval/data/). A fixed list, so runs stay comparable when the
+# evaluation gains collections.
+REAL_NAME = "docs reais"
+REAL_DOCS = (
+    "mkdocs", "click", "borg", "fish", "flask", "pytest", "sphinx", "jinja", "requests",
+    "hatch", "black", "werkzeug", "starlette",
+)
+# A `docai search` process on a built index: spawn to exit, the median of these runs (after
+# one untimed run), against this target.
+SEARCH_RUNS = 5
+SEARCH_TARGET_S = 0.5
+SEARCH_QUESTION = "how do I register an error handler for a 404?"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="only the 1k and 10k corpora")
+    choice = parser.add_mutually_exclusive_group()
+    choice.add_argument("--quick", action="store_true", help="generated corpora: only 1k and 10k")
+    choice.add_argument("--real-only", action="store_true", help="only the real-docs folder")
+    parser.add_argument("--no-real", action="store_true", help="without the real-docs folder")
     args = parser.parse_args()
-    sizes = SIZES[:2] if args.quick else SIZES
+    sizes = () if args.real_only else SIZES[:2] if args.quick else SIZES
     rows = []
     with tempfile.TemporaryDirectory(prefix="docai-bench-") as scratch:
         work = Path(scratch)
@@ -52,13 +75,16 @@ def main() -> int:
             (name, partial(write_corpus, pages=round(target / CHUNKS_PER_PAGE)))
             for name, target in sizes
         ]
-        if any(path.is_file() for path in RESOURCES.rglob("*")):
+        if not args.real_only and any(path.is_file() for path in RESOURCES.rglob("*")):
             corpora.insert(0, ("resources/docs", partial(shutil.copytree, RESOURCES)))
+        if not args.no_real:
+            corpora.append((REAL_NAME, _copy_real_docs))
         for name, make in corpora:
             _say(f"[{name}] gerando corpus…")
-            docs = work / name.replace("/", "-") / "docs"
+            docs = work / name.replace("/", "-").replace(" ", "-") / "docs"
             make(docs)
-            rows.append(_measure(name, docs, docs.parent / "cache", questions_file))
+            baseline = "plain" if name == REAL_NAME else "naive"
+            rows.append(_measure(name, docs, docs.parent / "cache", questions_file, baseline))
     RESULTS.write_text(json.dumps(rows, indent=2), encoding="utf-8")
     print(_table(rows))
     print()
@@ -67,16 +93,30 @@ def main() -> int:
     return 0
 
 
-def _measure(name: str, docs: Path, cache_dir: Path, questions: Path) -> dict[str, Any]:
+def _copy_real_docs(target: Path) -> None:
+    """The evaluation's collections, fetched (pinned, checked) if missing, one sub-folder each."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    from fetch_eval_docs import ALL_DOCS, fetch
+
+    pinned = {docs.name: docs for docs in ALL_DOCS}
+    for name in REAL_DOCS:
+        shutil.copytree(fetch(pinned[name]), target / name)
+
+
+def _measure(
+    name: str, docs: Path, cache_dir: Path, questions: Path, baseline: str
+) -> dict[str, Any]:
     files = sorted(path for path in docs.rglob("*") if path.is_file())
     megabytes = sum(path.stat().st_size for path in files) / 1e6
     _say(f"[{name}] build completo…")
     full = _phase("full", docs, cache_dir, questions)
     # Right after the full build, so both see the same load on a shared machine.
-    _say(f"[{name}] linha de base ingênua (TfidfVectorizer)…")
-    naive = _phase("naive", docs, cache_dir, questions)
+    _say(f"[{name}] linha de base ({baseline})…")
+    naive = _phase(baseline, docs, cache_dir, questions)
     _say(f"[{name}] início com cache válido + consultas…")
     warm = _phase("warm", docs, cache_dir, questions)
+    _say(f"[{name}] processo `docai search` com cache válido…")
+    search_process = _search_process(docs, cache_dir)
     changed = files[len(files) // 2]
     with changed.open("a", encoding="utf-8") as handle:
         handle.write("\n\n## Nota do benchmark\n\nUm parágrafo novo para a atualização.\n")
@@ -91,6 +131,8 @@ def _measure(name: str, docs: Path, cache_dir: Path, questions: Path) -> dict[st
         "warm": warm,
         "incremental": incremental,
         "naive": naive,
+        "baseline": baseline,
+        "search_process": search_process,
         "files_per_s": len(files) / full["seconds"],
         "mb_per_s": megabytes / full["seconds"],
         "warm_ratio": warm["seconds"] / full["seconds"],
@@ -110,11 +152,40 @@ def _phase(phase: str, docs: Path, cache_dir: Path, questions: Path) -> dict[str
     return json.loads(done.stdout)
 
 
+def _search_process(docs: Path, cache_dir: Path) -> dict[str, Any]:
+    """Wall time of `docai search QUESTION` processes on the saved index, spawn to exit."""
+    command = [
+        sys.executable, "-m", "docai", "--docs", str(docs), "--cache-dir", str(cache_dir),
+        "search", SEARCH_QUESTION,
+    ]
+    before = _snapshot(cache_dir)
+    runs = []
+    for attempt in range(SEARCH_RUNS + 1):
+        started = perf_counter()
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        elapsed = perf_counter() - started
+        if done.returncode != 0:
+            raise SystemExit(f"bench: docai search falhou:\n{done.stderr}")
+        if attempt:  # the first run only warms the OS file cache
+            runs.append(elapsed)
+    return {
+        "median_s": statistics.median(runs),
+        "best_s": min(runs),
+        "runs_s": runs,
+        # A changed cache means the search rebuilt the index (e.g. the code changed).
+        "rebuilt": _snapshot(cache_dir) != before,
+    }
+
+
+def _snapshot(folder: Path) -> dict[str, int]:
+    return {str(path): path.stat().st_mtime_ns for path in folder.rglob("*") if path.is_file()}
+
+
 def _table(rows: list[dict[str, Any]]) -> str:
     header = (
         "| corpus | arquivos | MB | trechos | build completo (CPU) | arquivos/s | MB/s "
-        "| início c/ cache | incremental | consulta p50 / p95 | pico RAM build / início "
-        "| ingênuo: build (CPU) | ingênuo: p50 / p95 |"
+        "| início c/ cache | processo `docai search` | incremental | consulta p50 / p95 "
+        "| pico RAM build / início | linha de base: build (CPU) | linha de base: p50 / p95 |"
     )
     lines = [header, "|" + "---|" * header.count(" | ") + "---|"]
     for row in rows:
@@ -124,10 +195,11 @@ def _table(rows: list[dict[str, Any]]) -> str:
             f"| {row['corpus']} | {row['files']} | {row['megabytes']:.1f} | {row['chunks']} "
             f"| {full['seconds']:.2f} s ({full['cpu_seconds']:.0f} s) "
             f"| {row['files_per_s']:.0f} | {row['mb_per_s']:.2f} "
-            f"| {warm['seconds']:.2f} s | {incremental['seconds']:.2f} s "
+            f"| {warm['seconds']:.2f} s | {row['search_process']['median_s']:.2f} s "
+            f"| {incremental['seconds']:.2f} s "
             f"| {warm['p50_ms']:.2f} / {warm['p95_ms']:.2f} ms "
             f"| {build_peak:.0f} / {warm['peak_mb']:.0f} MB "
-            f"| {naive['seconds']:.2f} s ({naive['cpu_seconds']:.0f} s) "
+            f"| {naive['seconds']:.2f} s ({naive['cpu_seconds']:.0f} s, {row['baseline']}) "
             f"| {naive['p50_ms']:.2f} / {naive['p95_ms']:.2f} ms |"
         )
     return "\n".join(lines)
@@ -137,12 +209,21 @@ def _ratios(rows: list[dict[str, Any]]) -> str:
     lines = []
     for row in rows:
         parts = [
-            f"{label} = {row[key]:.3f} ({'ok' if row[key] <= limit else 'ACIMA'} ≤ {limit:g})"
+            f"{label.replace('naive', row['baseline'])} = {row[key]:.3f} "
+            f"({'ok' if row[key] <= limit else 'ACIMA'} ≤ {limit:g})"
             for label, key, limit in TARGETS
         ]
         p50 = row["warm"]["p50_ms"]
         parts.append(f"p50 {p50:.2f} ms ({'ok' if p50 < P50_TARGET_MS else 'ACIMA'} < 10)")
+        search = row["search_process"]
+        verdict = "ok" if search["median_s"] < SEARCH_TARGET_S else "ACIMA"
+        target = f" ({verdict} < {SEARCH_TARGET_S:g} s)" if row["corpus"] == REAL_NAME else ""
+        parts.append(
+            f"docai search {search['median_s']:.2f} s (melhor {search['best_s']:.2f} s){target}"
+        )
         lines.append(f"{row['corpus']}: " + "; ".join(parts))
+        if search["rebuilt"]:
+            lines.append("  AVISO: o processo docai search reconstruiu o índice")
         for phase in ("warm", "incremental"):
             if row[phase]["cache_status"]:  # e.g. the code changed between phases
                 lines.append(f"  AVISO: {phase} não usou o cache: {row[phase]['cache_status']}")

@@ -2,7 +2,9 @@
 
 Running each phase in its own process makes its peak memory (ru_maxrss) its own and keeps
 one phase from warming another's in-memory state. Prints one JSON object on stdout.
-Phases: full (rebuild), warm (valid cache, then queries), incremental, naive (baseline).
+Phases: full (rebuild), warm (valid cache, then queries), incremental, naive (baseline:
+docai's loaders, TF-IDF refit), plain (baseline for real folders: stdlib HTML parser,
+character windows, TF-IDF refit).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from bench.naive import NaiveIndex
+from bench.plain import PlainIndex
 from docai.retrieval.search_index import open_index
 from docai.settings import Settings
 
@@ -35,6 +38,11 @@ def main(argv: list[str]) -> int:
         naive = NaiveIndex.build(Path(docs), settings.chunking)
         result = {"seconds": perf_counter() - started, "chunks": naive.size}
         result |= _latencies(lambda q: naive.search(q, TOP_K), questions)
+    elif phase == "plain":
+        started = perf_counter()
+        plain = PlainIndex.build(Path(docs))
+        result = {"seconds": perf_counter() - started, "chunks": plain.size}
+        result |= _latencies(lambda q: plain.search(q, TOP_K), questions)
     else:
         started = perf_counter()
         index, report = open_index(settings)

@@ -1,19 +1,25 @@
 """HTML -> (title, sections): the page's own prose, without scripts or navigation chrome.
 
-Parsed with BeautifulSoup + lxml, which repairs malformed markup (unclosed tags, stray
-end tags) the way browsers do, so a sloppy page still loads. Entities come out decoded.
+Parsed by lxml (libxml2's HTML parser), which repairs malformed markup (unclosed tags, stray
+end tags) the way browsers do, so a sloppy page still loads; entities come out decoded. The
+tree is walked directly: building a BeautifulSoup tree on top of it took two thirds of an
+index build. Text follows BeautifulSoup's rules, which docai used before (a `<pre>`'s text
+leaves out comments and what sits inside script, style, template and ruby annotations), so
+pages read exactly as they did.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-
-from bs4 import BeautifulSoup, NavigableString, Tag
-from bs4.element import PreformattedString
+from typing import TYPE_CHECKING
 
 from docai.loading.outline import Block, Heading, build_sections
 from docai.records import Section
+
+if TYPE_CHECKING:
+    from lxml.etree import _Element  # type: ignore[import-untyped]
 
 # Never prose: code, media, hidden templates, metadata.
 _DROPPED_TAGS = frozenset(
@@ -24,7 +30,8 @@ _DROPPED_TAGS = frozenset(
 _CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "search"})
 # A header/footer inside one of these belongs to that content (e.g. an article's byline),
 # outside them it is the site's banner or footer (the ARIA "banner"/"contentinfo" rule).
-_SECTIONING = ("article", "main", "section", "aside", "nav")
+_SECTIONING = frozenset({"article", "main", "section", "aside", "nav"})
+_ASIDE_OWNERS = frozenset({"article", "main", "section"})
 # The "¶" permalink Sphinx and Python-Markdown (MkDocs) put after every heading: not part of
 # the heading, which a citation shows ("Installation > From Source", not "Installation¶").
 _PERMALINK_CLASS = "headerlink"
@@ -51,7 +58,14 @@ _PARAGRAPH_TAGS = frozenset(
 _LINE_TAGS = frozenset({"dt", "dd", "caption", "legend", "option"})
 _LIST_TAGS = frozenset({"ul", "ol", "menu"})
 _CELLS = frozenset({"td", "th"})
+# Text inside these is not the text of an enclosing `<pre>` or `<title>` (code, styles,
+# templates, ruby annotations), as in BeautifulSoup's `get_text`.
+_NOT_TEXT = frozenset({"script", "style", "template", "rt", "rp"})
 _XML_DECLARATION = re.compile(r"\A\s*<\?xml[^>]*>")
+# Anything but blanks after an `</html>` end tag (see `_EventTree`).
+_CONTENT_AFTER_HTML_END = re.compile(r"</html\b[^>]*>\s*\S", re.IGNORECASE)
+# The only attributes the rules below read.
+_READ_ATTRIBUTES = frozenset({"class", "id", "role", "hidden", "aria-hidden"})
 
 
 def parse_html(text: str, stem: str) -> tuple[str, tuple[Section, ...]]:
@@ -62,12 +76,16 @@ def parse_html(text: str, stem: str) -> tuple[str, tuple[Section, ...]]:
     present, else from the outermost `<article>`s, else from `<body>`, so the site's
     navigation around the content does not leak into answers.
     """
-    soup = _soup(text)
+    roots = _parse(text)
     collector = _Collector()
-    for root in _content_roots(soup):
-        _walk(root, collector, page=True)
+    content = _content_roots(roots)
+    if content is None:  # no <body>: the whole page
+        for root in roots:
+            _walk_tag(root, collector, page=True)
+    for element in content or ():
+        _walk(element, collector, page=True)
     events = collector.finish()
-    title = _page_title(soup, events) or stem
+    title = _head_title(roots) or _first_h1(events) or stem
     return title, build_sections(events, preamble_path=(title,))
 
 
@@ -78,31 +96,111 @@ def html_events(markup: str) -> list[Heading | Block]:
     those elements there on purpose. Scripts, styles and hidden elements are still dropped.
     """
     collector = _Collector()
-    _walk(_soup(markup), collector, page=False)
+    for root in _parse(markup):
+        _walk_tag(root, collector, page=False)
     return collector.finish()
 
 
-def _soup(markup: str) -> BeautifulSoup:
-    # The XML declaration of XHTML pages carries nothing for us and makes bs4 warn; the
-    # trailing newline stops bs4 from warning that short markup "looks like a filename".
-    return BeautifulSoup(_XML_DECLARATION.sub("", markup) + "\n", "lxml")
+def _parse(markup: str) -> list[_Element]:
+    """The page's top-level elements: one `<html>` (added by the parser if missing), none
+    when the markup holds no element at all (only comments, or nothing)."""
+    # Here, not at import: a warm `docai search` parses nothing.
+    from lxml import etree  # type: ignore[import-untyped]
+
+    # The XML declaration of XHTML pages carries nothing for us; lxml refuses text that
+    # declares an encoding.
+    markup = _XML_DECLARATION.sub("", markup) + "\n"
+    # huge_tree: without it libxml2 drops what is nested deeper than 256 elements and text
+    # nodes over 10 MB; a page that deep still ends as "too nested" (`load_file`).
+    if _CONTENT_AFTER_HTML_END.search(markup):
+        target = _EventTree(etree.Element)
+        parser = etree.HTMLParser(recover=True, huge_tree=True, target=target)
+        parser.feed(markup)
+        roots: list[_Element] = parser.close()
+        return roots
+    parser = etree.HTMLParser(recover=True, huge_tree=True)
+    parser.feed(markup)
+    root: _Element | None = parser.close()
+    return [] if root is None else [root]
 
 
-def _content_roots(soup: BeautifulSoup) -> list[Tag | BeautifulSoup]:
-    main = soup.find("main") or soup.find(role="main")
-    if isinstance(main, Tag):
+class _EventTree:
+    """Builds the page from the parser's events, for markup with content after `</html>`.
+
+    libxml2 reports that content as a second `<html>`, which lxml's own tree drops; built
+    from the events it stays, as it did when BeautifulSoup built the tree. Only the
+    attributes docai reads are kept (others may not be valid XML names)."""
+
+    def __init__(self, make_element: Callable[[str], _Element]) -> None:
+        self._element = make_element
+        self.roots: list[_Element] = []
+        self.stack: list[tuple[str, _Element]] = []
+
+    def start(self, tag: str, attrib: dict[str, str]) -> None:
+        try:
+            element = self._element(tag)
+        except ValueError:  # not a valid XML name; no rule looks at such a tag
+            element = self._element("unknown")
+        for name in _READ_ATTRIBUTES.intersection(attrib):
+            element.set(name, attrib[name])
+        if self.stack:
+            self.stack[-1][1].append(element)
+        else:
+            self.roots.append(element)
+        self.stack.append((tag, element))
+
+    def end(self, tag: str) -> None:
+        names = [name for name, _ in self.stack]
+        if tag in names:
+            del self.stack[len(names) - 1 - names[::-1].index(tag):]
+
+    def data(self, text: str) -> None:
+        if not self.stack:
+            self.start("unknown", {})  # text outside any element (never seen) still counts
+            self.stack.pop()
+            parent = self.roots[-1]
+            parent.text = text
+            return
+        parent = self.stack[-1][1]
+        if len(parent):
+            parent[-1].tail = (parent[-1].tail or "") + text
+        else:
+            parent.text = (parent.text or "") + text
+
+    def close(self) -> list[_Element]:
+        return self.roots
+
+
+def _content_roots(roots: list[_Element]) -> list[_Element] | None:
+    """`<main>`, else the outermost `<article>`s, else `<body>`; None: walk the whole page."""
+    main = _first(roots, "main")
+    if main is None:
+        main = next((e for r in roots for e in r.iter() if e.get("role") == "main"), None)
+    if main is not None:
         return [main]
-    articles = [a for a in soup.find_all("article") if a.find_parent("article") is None]
+    articles = [
+        a for root in roots for a in root.iter("article")
+        if not any(p.tag == "article" for p in a.iterancestors())
+    ]
     if articles:
         return articles
-    return [soup.body or soup]
+    body = _first(roots, "body")
+    return None if body is None else [body]
 
 
-def _page_title(soup: BeautifulSoup, events: list[Heading | Block]) -> str:
+def _first(roots: list[_Element], tag: str) -> _Element | None:
+    """The first `tag` element in document order."""
+    return next((e for root in roots for e in root.iter(tag)), None)
+
+
+def _head_title(roots: list[_Element]) -> str:
     # Only the <head> title: an inline <svg> may carry its own <title> (an icon's name).
-    head_title = soup.head.find("title") if soup.head is not None else None
-    if head_title is not None and (title := _collapse(head_title.get_text())):
-        return title
+    head = _first(roots, "head")
+    title = None if head is None else next(head.iter("title"), None)
+    return "" if title is None else _collapse(_get_text(title))
+
+
+def _first_h1(events: list[Heading | Block]) -> str:
     return next((e.text for e in events if isinstance(e, Heading) and e.level == 1), "")
 
 
@@ -150,27 +248,32 @@ class _Collector:
         return self.events
 
 
-def _walk(node: Tag | BeautifulSoup, out: _Collector, *, page: bool) -> None:
-    for child in node.children:
-        if isinstance(child, Tag):
+def _walk(node: _Element, out: _Collector, *, page: bool) -> None:
+    """The node's children in order: its text, each child element, each child's tail.
+
+    Comments and processing instructions are skipped, but the text after them is not."""
+    if node.text:
+        out.text(node.text)
+    for child in node:
+        if isinstance(child.tag, str):
             _walk_tag(child, out, page=page)
-        elif isinstance(child, NavigableString) and not isinstance(child, PreformattedString):
-            out.text(str(child))  # comments, doctypes and CDATA are PreformattedStrings
+        if child.tail:
+            out.text(child.tail)
 
 
-def _walk_tag(tag: Tag, out: _Collector, *, page: bool) -> None:
-    name = tag.name
+def _walk_tag(tag: _Element, out: _Collector, *, page: bool) -> None:
+    name = tag.tag
     if _is_hidden(tag) or (page and _is_chrome(tag)):
         return
     if name in _HEADINGS:
         out.add(Heading(_HEADINGS[name], _inline_text(tag, page=page)))
     elif name == "pre":
-        out.add(Block(tag.get_text().strip("\n").rstrip()))
+        out.add(Block(_get_text(tag).strip("\n").rstrip()))
     elif name == "br":
         out.end_line()
     elif name == "tr":
         out.end_line()
-        cells = [cell for cell in tag.children if isinstance(cell, Tag) and cell.name in _CELLS]
+        cells = [cell for cell in tag if cell.tag in _CELLS]
         texts = [_inline_text(cell, page=page) for cell in cells]
         out.text(" | ".join(texts) if any(texts) else "")
         out.end_line()
@@ -195,7 +298,7 @@ def _walk_tag(tag: Tag, out: _Collector, *, page: bool) -> None:
         _walk(tag, out, page=page)
 
 
-def _walk_list(tag: Tag, out: _Collector, *, page: bool) -> None:
+def _walk_list(tag: _Element, out: _Collector, *, page: bool) -> None:
     """A top-level list is one block; a nested list continues its parent's block, indented."""
     nested = out.list_depth > 0
     if nested:
@@ -211,32 +314,56 @@ def _walk_list(tag: Tag, out: _Collector, *, page: bool) -> None:
         out.end_block()
 
 
-def _inline_text(tag: Tag, *, page: bool) -> str:
+def _inline_text(tag: _Element, *, page: bool) -> str:
     """The text of a heading or cell on one line, with the same dropping rules as the body."""
     inner = _Collector()
     _walk(tag, inner, page=page)
     return " ".join(event.text.replace("\n", " ") for event in inner.finish())
 
 
-def _is_hidden(tag: Tag) -> bool:
+def _get_text(tag: _Element) -> str:
+    """All the text under `tag`, as written (whitespace kept), hidden elements included."""
+    pieces: list[str] = []
+    excluded = any(a.tag in _NOT_TEXT for a in tag.iterancestors())
+    _gather_text(tag, pieces, excluded=excluded)
+    return "".join(pieces)
+
+
+def _gather_text(node: _Element, pieces: list[str], *, excluded: bool) -> None:
+    excluded = excluded or node.tag in _NOT_TEXT
+    if node.text and not excluded:
+        pieces.append(node.text)
+    for child in node:
+        if isinstance(child.tag, str):
+            _gather_text(child, pieces, excluded=excluded)
+        if child.tail and not excluded:
+            pieces.append(child.tail)
+
+
+def _classes(tag: _Element) -> list[str]:
+    return (tag.get("class") or "").split()
+
+
+def _is_hidden(tag: _Element) -> bool:
     return (
-        tag.name in _DROPPED_TAGS
-        or tag.has_attr("hidden")
-        or str(tag.get("aria-hidden", "")).lower() == "true"
-        or (tag.name == "a" and _PERMALINK_CLASS in tag.get_attribute_list("class"))
+        tag.tag in _DROPPED_TAGS
+        or tag.get("hidden") is not None
+        or (tag.get("aria-hidden") or "").lower() == "true"
+        or (tag.tag == "a" and _PERMALINK_CLASS in _classes(tag))
     )
 
 
-def _is_chrome(tag: Tag) -> bool:
-    roles = str(tag.get("role", "")).lower().split()
+def _is_chrome(tag: _Element) -> bool:
+    roles = (tag.get("role") or "").lower().split()
     if any(role in _CHROME_ROLES for role in roles):
         return True
-    if tag.name in ("header", "footer"):
-        return tag.find_parent(_SECTIONING) is None
-    if tag.name == "aside":
-        return tag.find_parent(("article", "main", "section")) is None
-    if tag.name not in _CHROME_CONTAINERS:  # a section or heading may be titled "Sidebar"
+    name = tag.tag
+    if name in ("header", "footer"):
+        return not any(parent.tag in _SECTIONING for parent in tag.iterancestors())
+    if name == "aside":
+        return not any(parent.tag in _ASIDE_OWNERS for parent in tag.iterancestors())
+    if name not in _CHROME_CONTAINERS:  # a section or heading may be titled "Sidebar"
         return False
-    if str(tag.get("id", "")) in _CHROME_IDS:
+    if (tag.get("id") or "") in _CHROME_IDS:
         return True
-    return not _CHROME_CLASSES.isdisjoint(tag.get_attribute_list("class"))
+    return not _CHROME_CLASSES.isdisjoint(_classes(tag))
