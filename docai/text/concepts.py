@@ -25,6 +25,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from docai.text import wordlists
 from docai.text.glossary import ENGLISH_SYNONYMS, PORTUGUESE_TO_ENGLISH
 from docai.text.inflection import english_base_forms, infinitives, singulars
 from docai.text.language import ENGLISH, PORTUGUESE
@@ -186,7 +187,18 @@ def is_rare_english(word: str) -> bool:
     Inflected forms of common words split too (" chokes", " emptier"), so a word is rare
     only when none of its base forms is one token.
     """
-    encoding = get_encoding()
-    return all(
-        len(encoding.encode_ordinary(" " + form)) > 1 for form in english_base_forms(word)
-    )
+    return all(not _one_token(form) for form in english_base_forms(word))
+
+
+def _one_token(word: str) -> bool:
+    """Whether " word" is one cl100k token. A lower-case alphabetic word is looked up in the
+    list generated from the tokenizer (loading the tokenizer costs a search 0.2 s); anything
+    else asks the tokenizer itself."""
+    if word.isalpha() and word == word.lower():
+        return word in _single_token_words()
+    return len(get_encoding().encode_ordinary(" " + word)) == 1
+
+
+@functools.cache
+def _single_token_words() -> frozenset[str]:
+    return frozenset(wordlists.entries(wordlists.ENGLISH_SINGLE_TOKENS))

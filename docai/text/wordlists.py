@@ -18,6 +18,8 @@ ENGLISH_STOP_WORDS = _DATA / "stopwords_en.txt"
 QUESTION_SCAFFOLDING = _DATA / "question_scaffolding.txt"
 GLOSSARY = _DATA / "glossary_pt_en.tsv"
 ENGLISH_SYNONYMS = _DATA / "synonyms_en.txt"
+# Generated from the tokenizer by scripts/make_token_words.py, not kept by hand.
+ENGLISH_SINGLE_TOKENS = _DATA / "english_single_tokens.txt"
 
 WORD_LISTS: tuple[Traversable, ...] = (
     PORTUGUESE_STOP_WORDS,
@@ -25,6 +27,7 @@ WORD_LISTS: tuple[Traversable, ...] = (
     QUESTION_SCAFFOLDING,
     GLOSSARY,
     ENGLISH_SYNONYMS,
+    ENGLISH_SINGLE_TOKENS,
 )
 
 COMMENT = "#"
