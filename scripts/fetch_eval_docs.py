@@ -314,9 +314,34 @@ STARLETTE = PyPISource(
     excluded=frozenset(),
 )
 
+# Written blind before dense retrieval, scored once after it: the Debian Administrator's
+# Handbook in Brazilian Portuguese and English (the other 24 translations left out), and
+# mypy's manual.
+DEBIAN_HANDBOOK = DebianDocs(
+    name="debian-handbook",
+    package="debian-handbook",
+    version="11.20220922",
+    sha256="3d5dbeac1f1afc9c094eab9d0f701f6ecff99c4927d5a4794cf6c85678134faa",
+    docs_path="usr/share/doc/debian-handbook/html",
+    excluded=frozenset(f"{language}/" for language in (
+        "ar-MA", "ca-ES", "cs-CZ", "da-DK", "de-DE", "el-GR", "es-ES", "fa-IR",
+        "fr-FR", "hr-HR", "id-ID", "it-IT", "ja-JP", "ko-KR", "nb-NO", "nl-NL",
+        "pl-PL", "ro-RO", "ru-RU", "sv-SE", "tr-TR", "vi-VN", "zh-CN", "zh-TW",
+    )),
+)
+
+MYPY = DebianDocs(
+    name="mypy",
+    package="mypy-doc",
+    version="1.0.1-1",
+    sha256="75eb34bb525716882ff5334280fdd28264730a4c07f980d74a2ea3bdda458baf",
+    docs_path="usr/share/doc/mypy/html",
+    excluded=SPHINX_GENERATED | {"404.html"},
+)
+
 ALL_DOCS = (
     MKDOCS, CLICK, BORG, FISH, FLASK, PYTEST, SPHINX, JINJA, REQUESTS, HATCH, BLACK, WERKZEUG,
-    STARLETTE,
+    STARLETTE, DEBIAN_HANDBOOK, MYPY,
 )
 
 
