@@ -434,9 +434,97 @@ DENSE_PROBLEM_NO_DATA = "falta a lista `data` com os embeddings"
 DENSE_EMBEDDER_IN_USE = "busca por significado com {name}"
 
 # --- conversation: follow-ups, /nova, /denovo (issue 15: docai/answer/conversation.py) ---
-REPL_HELP_NEW = (
-    "começa uma conversa nova: as perguntas anteriores deixam de contar (também /new, /clear)"
-)
-REPL_HELP_RETRY = "gera de novo a última resposta, sem repetir a do cache (também /retry)"
+REPL_HELP_NEW = "começa uma conversa nova, sem as perguntas anteriores (também /new, /clear)"
+REPL_HELP_RETRY = "gera de novo a última resposta, sem usar o cache (também /retry)"
 REPL_NEW_CONVERSATION = "Conversa nova: as perguntas anteriores não contam mais."
 REPL_NOTHING_TO_RETRY = "Nada para gerar de novo: faça uma pergunta primeiro."
+
+# --- the REPL people know, a first run without friction (issue 15: docai/cli/, docai/llm/) ---
+LLM_PROBLEM_NO_MODELS = "falta a lista `models` de modelos instalados"
+REPL_SERVER_READY = "Ollama em {url} respondendo; modelo {model} instalado."
+REPL_SERVER_DOWN = (
+    "aviso: o Ollama em {url} não responde (inicie com `ollama serve`, ou indique o endereço "
+    "com --ollama-url ou OLLAMA_HOST). A busca funciona; até ele voltar, cada pergunta "
+    "mostra só os trechos encontrados."
+)
+REPL_SERVER_MODEL_MISSING = (
+    "aviso: o modelo {model!r} não está instalado no Ollama em {url}. Baixe-o com "
+    "`ollama pull {model}` ou troque com /modelo NOME (instalados: {installed})."
+)
+REPL_SERVER_PROBLEM = "aviso: {error}"
+REPL_NO_MODELS_INSTALLED = "nenhum; baixe um com `ollama pull llama3.2`"
+# docai config, the config file, the docs folder found (docai/cli/config.py, commands/show_config.py)
+ORIGIN_DEFAULT = "padrão"
+ORIGIN_FILE = "arquivo de configuração"
+ORIGIN_ENV = "variável de ambiente"
+ORIGIN_OPTION = "opção"
+ORIGIN_FOUND = "encontrada na pasta atual"
+ORIGIN_NOTHING = "nenhuma definida nem encontrada"
+CONFIG_FILE_LINE = "Arquivo de configuração: {path} ({state})"
+CONFIG_FILE_READ = "lido"
+CONFIG_FILE_ABSENT = "não existe"
+CONFIG_NONE = "(nenhum)"
+CONFIG_EXAMPLE = (
+    "Para guardar escolhas, crie {path} com, por exemplo:\n"
+    '  docs = "~/projeto/docs"\n  model = "llama3.2"\n  k = 5'
+)
+CONFIG_UNREADABLE = "não consigo ler o arquivo de configuração {path} ({reason}); corrija as permissões ou apague-o"
+CONFIG_NOT_UTF8 = "o arquivo de configuração {path} não está em UTF-8; salve-o em UTF-8"
+CONFIG_NOT_TOML = (
+    "o arquivo de configuração {path} não é TOML válido ({reason}); corrija a linha indicada, "
+    'ex.: model = "llama3.2" (textos entre aspas)'
+)
+CONFIG_UNKNOWN_KEY = (
+    "o arquivo de configuração {path} tem a chave desconhecida {key!r}; as chaves válidas são "
+    "{keys}. Corrija ou apague essa linha"
+)
+CONFIG_BAD_VALUE = (
+    "o arquivo de configuração {path} tem um valor inválido na chave {key!r}: {value!r} "
+    "(esperava {expected}). Corrija a linha, ex.: {example}"
+)
+CONFIG_EXPECTED_NAME = "um nome entre aspas, sem espaços"
+CONFIG_EXPECTED_FOLDER = "o caminho de uma pasta, entre aspas"
+CONFIG_EXPECTED_URL = "um endereço como http://127.0.0.1:11434, entre aspas"
+CONFIG_EXPECTED_K = "um número inteiro de 1 a {maximum}, sem aspas"
+CONFIG_EXAMPLES = {
+    "docs": 'docs = "~/projeto/docs"',
+    "model": 'model = "llama3.2"',
+    "server": 'server = "http://127.0.0.1:11434"',
+    "embedder": 'embedder = "nomic-embed-text"',
+    "k": "k = 5",
+}
+NO_DOCS_FOLDER = (
+    "não sei qual pasta de documentação usar: não há {candidates} aqui. Indique-a com "
+    "--docs PASTA, com a variável de ambiente {env}, ou com docs = \"PASTA\" em {config}"
+)
+# `docai ask` from standard input, usage hints (docai/cli/commands/ask.py, arguments.py)
+ASK_NO_QUESTION = (
+    'falta o argumento PERGUNTA: docai ask "Como instalo o docai?" (ou pela entrada padrão: '
+    'echo "Como instalo?" | docai ask)'
+)
+ARGS_DID_YOU_MEAN = "comando desconhecido {value}; você quis dizer {match}? (comandos: {choices})"
+# answers (docai/cli/render.py)
+ANSWER_THINKING_LABEL = "Raciocínio do modelo:"
+ANSWER_VERBOSE_RETRIEVED = "busca: {count} trecho(s) em {seconds:.2f} s"
+ANSWER_VERBOSE_HIT = "  [{number}] {score:.4f}  {label} (trecho {chunk})"
+ANSWER_VERBOSE_TIMINGS = (
+    "tempos: {total:.2f} s no total, primeira palavra em {first:.2f} s; {tokens} token(s) "
+    "gerados ({rate} tokens/s); prompt de {prompt} token(s)"
+)
+INDEX_VERBOSE_OPENED = "índice: {files} arquivo(s), {chunks} trecho(s), aberto em {seconds:.2f} s; busca {method}"
+# the REPL (docai/cli/repl.py, repl_commands.py, completion.py, server_check.py)
+REPL_MODEL_NOT_INSTALLED = (
+    "o modelo {model!r} não está instalado no Ollama em {url}; continuo com o atual. Baixe-o "
+    "com `ollama pull {model}`, ou escolha um instalado: {installed}"
+)
+REPL_MODEL_CANNOT_CHAT = (
+    "o modelo {model!r} não conversa (é só de embeddings?); continuo com o atual. Escolha "
+    "um modelo de chat, ex.: /modelo llama3.2"
+)
+REPL_MODEL_UNCHECKED = (
+    "aviso: não consegui confirmar que ele está instalado: o Ollama em {url} não responde "
+    "(inicie com `ollama serve`)"
+)
+REPL_HELP_CLEAR = "limpa a tela (também clear ou Ctrl-L)"
+REPL_READY = "docai pronto: {files} arquivo(s), {chunks} trecho(s) de {docs}; modelo {model}."
+REPL_ECHO = "docai> {line}"

@@ -12,8 +12,15 @@ the same behaviour in their own way. The decisions live here:
   message says what to do;
 - a model without reasoning support -> retry once without `think`, and remember it.
 
+In the REPL a question comes with its `Conversation`: it is retrieved in the context of the
+earlier questions (`followup.py`) and the model gets the earlier exchanges (`prompt.py`);
+`docai ask` passes none, so it stays one-shot.
+
 Caches are instance attributes (no module state) and keyed on the index fingerprint, so a
-changed index can never serve a stale retrieval or answer.
+changed index can never serve a stale retrieval or answer. Each is keyed on what changes its
+result: a retrieval on the earlier questions it was read with, an answer on every message
+sent (the history included), so a follow-up never replays an answer given in another
+conversation. `fresh` (`/denovo`) skips the answer cache, not the retrieval.
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ from typing import TYPE_CHECKING
 from cachetools import LRUCache
 
 from docai import messages
+from docai.answer.conversation import Conversation, same_question
+from docai.answer.followup import retrieve_in_context
 from docai.answer.prompt import Prompt, build_fallback_prompt, build_prompt, prompt_budget
 from docai.llm.base import ChatBackend
 from docai.llm.errors import EmptyAnswer, LLMError, ThinkingUnsupported
@@ -110,7 +119,7 @@ def retrieve_as_configured(
 
 def normalise_question(question: str) -> str:
     """The cache identity of a question: case and spacing do not change what is asked."""
-    return " ".join(question.casefold().split())
+    return same_question(question)
 
 
 class Answerer:
@@ -164,20 +173,28 @@ class Answerer:
     def close(self) -> None:
         self._backend.close()
 
-    def answer(self, question: str) -> Generator[AnswerEvent, None, None]:
+    def answer(
+        self, question: str, conversation: Conversation | None = None, *, fresh: bool = False
+    ) -> Generator[AnswerEvent, None, None]:
         """Events for one question, in order: Retrieved | Fallback | NotCovered, then
         warnings, then (CacheReplay,) thinking/text deltas and Done, or ModelFailed.
+
+        `conversation` (the REPL's turns so far) makes it a follow-up; `fresh` generates the
+        answer again even when the same prompt was answered before (`/denovo`).
 
         Lazy: nothing happens until iteration starts; closing the generator (Ctrl-C) closes
         the model's stream, so the server stops generating.
         """
-        verdict = self._retrieve(question)
+        conversation = conversation or Conversation()
+        verdict = self._retrieve(question, conversation.context_for(question))
+        history = conversation.history_for(question)
         if isinstance(verdict, Passages):
             prompt = build_prompt(
                 question,
                 verdict.hits,
                 num_ctx=self._settings.num_ctx,
                 encoding=self._settings.chunking.encoding,
+                history=history,
             )
             yield Retrieved(prompt.used_hits)
             extractive = verdict.hits
@@ -188,6 +205,7 @@ class Answerer:
                 content,
                 num_ctx=self._settings.num_ctx,
                 encoding=self._settings.chunking.encoding,
+                history=history,
             )
             yield verdict
             extractive = self._first_passage(verdict.source)
@@ -195,14 +213,14 @@ class Answerer:
             yield NotCovered()
             return
         yield from self._budget_warnings(prompt, len(extractive))
-        yield from self._generate(prompt, extractive)
+        yield from self._generate(prompt, extractive, fresh=fresh)
 
-    def _retrieve(self, question: str) -> Verdict:
-        normalised = normalise_question(question)
+    def _retrieve(self, question: str, context: tuple[str, ...]) -> Verdict:
         settings = self._settings
         key = (
             self._index.fingerprint,
-            normalised,
+            normalise_question(question),
+            tuple(normalise_question(earlier) for earlier in context),
             settings.top_k,
             settings.min_coverage,
             settings.retrieval,
@@ -211,7 +229,10 @@ class Answerer:
         cached = self._retrievals.get(key)
         if cached is not None:
             return cached
-        verdict = retrieve_as_configured(self._index, question.strip(), settings, self._dense)
+        verdict = retrieve_in_context(
+            self._index, question.strip(), context, settings.top_k, settings.min_coverage,
+            dense=self._dense, max_file_tokens=prompt_budget(settings.num_ctx),
+        )
         self._retrievals[key] = verdict
         return verdict
 
@@ -242,7 +263,9 @@ class Answerer:
                 )
             )
 
-    def _generate(self, prompt: Prompt, extractive: tuple[Hit, ...]) -> Iterator[AnswerEvent]:
+    def _generate(
+        self, prompt: Prompt, extractive: tuple[Hit, ...], *, fresh: bool = False
+    ) -> Iterator[AnswerEvent]:
         backend = self._backend
         # Keyed on the prompt as sent, question in its own capitals: `-v` and `-V` are
         # different options, and the model may answer them differently.
@@ -250,7 +273,7 @@ class Answerer:
             "\x00".join(f"{m.role}\x00{m.content}" for m in prompt.messages).encode("utf-8")
         ).hexdigest()
         key = (self._index.fingerprint, backend.name, backend.model, digest)
-        recorded = self._answers.get(key)
+        recorded = None if fresh else self._answers.get(key)
         if recorded is not None:
             yield CacheReplay()
             if recorded.thinking:

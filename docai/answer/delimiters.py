@@ -79,15 +79,19 @@ _DEFUSED_BRACKET = {"<": "\u2039", "[": "\u27e6"}
 
 
 def make_inert(text: str) -> str:
-    """`text` as it may sit inside the prompt (the three steps above)."""
-    return neutralise_tags(defuse_markers(normalise(text)))
+    """`text` as it may sit inside the prompt (the three steps above). Markers are looked
+    for again at the end: a tag neutralised inside one (`<|<source|>`) leaves a marker
+    whose inside no longer holds a bracket."""
+    return defuse_markers(neutralise_tags(defuse_markers(normalise(text))))
 
 
 def normalise(text: str) -> str:
-    """`text` without invisible characters, disguised characters in their plain form."""
+    """`text` without invisible characters, disguised characters in their plain form, and
+    composed (NFC): `<` followed by a combining overlay reads as `≮`, so a marker written
+    with one (`<|<\u0338|>`) is seen, and defused, as the model's tokenizer would read it."""
     if text.isascii():
         return text
-    return _NON_ASCII.sub(_plain, text)
+    return unicodedata.normalize("NFC", _NON_ASCII.sub(_plain, text))
 
 
 def defuse_markers(text: str) -> str:

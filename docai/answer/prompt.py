@@ -20,15 +20,22 @@ A pure function of its inputs, so every rule below is testable with plain string
   only when it takes more than half the room (`MAX_QUESTION_SHARE`), so sources always fit
   beside it (its middle is replaced by a marker, keeping its start and its end, where the
   actual request usually is).
+- History (the REPL's earlier exchanges, `conversation.Exchange`): sent as real chat turns
+  between the rules and the current question, each question and answer made inert like
+  the rest. They get the room the current turn leaves: the current sources and question
+  are fitted first and never cut for them, and whole exchanges are kept newest first, so
+  the oldest go first. Their sources are never sent again (their answers' [n] referred to
+  them; the reminder after the question says the current sources are the only ones).
 """
 
 from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
+from docai.answer.conversation import Exchange
 from docai.answer.delimiters import defuse_markers, make_inert, neutralise_tags, normalise
 from docai.llm.events import Message
 from docai.records import Hit
@@ -70,6 +77,13 @@ REMINDER = (
     "language as the question."
 )
 
+# The reminder when earlier exchanges precede the question. Said here, not in the rules, so
+# the rules stay the same for every question (and fit the smallest window).
+CONVERSATION_REMINDER = (
+    REMINDER + " The earlier messages only tell what the question refers to: their facts and "
+    "their [n] citations are not sources."
+)
+
 FALLBACK_NOTE = (
     "No passage matched the question closely. The single source below is the file that "
     "shares the most words with the question (shortened if long). Answer from it only if it "
@@ -90,6 +104,8 @@ class Prompt:
     trimmed_passages: int = 0
     question_truncated: bool = False
     fallback_source: str | None = None
+    history_kept: int = 0  # earlier exchanges sent (the newest ones)
+    history_dropped: int = 0  # older exchanges left out for want of room
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,13 +143,16 @@ def build_prompt(
     num_ctx: int,
     answer_reserve: int = DEFAULT_ANSWER_RESERVE,
     encoding: str = ENCODING_NAME,
+    history: Sequence[Exchange] = (),
 ) -> Prompt:
-    """The prompt for `hits` (ranked best first) and `question`, within `num_ctx`."""
+    """The prompt for `hits` (ranked best first) and `question`, within `num_ctx`, after
+    as many of the `history` exchanges (oldest first) as the room left holds."""
     passages = [
         _Passage((("file", hit.chunk.source), ("section", hit.chunk.heading)), hit.chunk.text, hit)
         for hit in hits
     ]
-    return _assemble(question, passages, None, num_ctx, answer_reserve, encoding)
+    prompt = _assemble(question, passages, None, num_ctx, answer_reserve, encoding)
+    return _with_history(prompt, history, prompt_budget(num_ctx, answer_reserve), encoding)
 
 
 def build_fallback_prompt(
@@ -144,17 +163,48 @@ def build_fallback_prompt(
     num_ctx: int,
     answer_reserve: int = DEFAULT_ANSWER_RESERVE,
     encoding: str = ENCODING_NAME,
+    history: Sequence[Exchange] = (),
 ) -> Prompt:
     """The prompt for a whole file's `content`, used when no passage cleared the coverage bar."""
     passage = _Passage((("file", source), ("kind", "whole file")), content, None)
     prompt = _assemble(question, [passage], FALLBACK_NOTE, num_ctx, answer_reserve, encoding)
-    return Prompt(
-        messages=prompt.messages,
-        used_hits=(),
-        prompt_tokens=prompt.prompt_tokens,
-        trimmed_passages=prompt.trimmed_passages,
-        question_truncated=prompt.question_truncated,
-        fallback_source=source,
+    prompt = replace(prompt, used_hits=(), fallback_source=source)
+    return _with_history(prompt, history, prompt_budget(num_ctx, answer_reserve), encoding)
+
+
+def _with_history(
+    prompt: Prompt, history: Sequence[Exchange], budget: int, encoding: str
+) -> Prompt:
+    """`prompt` with the newest exchanges of `history` that fit in what `budget` leaves,
+    placed between the rules and the current question, oldest first."""
+    if not history:
+        return prompt
+    system, *before, current = prompt.messages
+    current = Message(
+        current.role, current.content.removesuffix(REMINDER) + CONVERSATION_REMINDER
+    )
+    room = budget - _count_messages((system, *before, current), encoding)
+    kept: list[tuple[Message, Message]] = []
+    for exchange in reversed(history):
+        turn = (
+            Message("user", make_inert(exchange.question).strip()),
+            Message("assistant", make_inert(exchange.answer).strip()),
+        )
+        cost = _count_messages(turn, encoding) - REPLY_PRIMING_TOKENS
+        if cost > room:
+            break
+        kept.append(turn)
+        room -= cost
+    if not kept:
+        return replace(prompt, history_dropped=len(history))
+    earlier = [message for turn in reversed(kept) for message in turn]
+    messages = (system, *before, *earlier, current)
+    return replace(
+        prompt,
+        messages=messages,
+        prompt_tokens=_count_messages(messages, encoding),
+        history_kept=len(kept),
+        history_dropped=len(history) - len(kept),
     )
 
 

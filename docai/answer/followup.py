@@ -1,0 +1,115 @@
+"""A follow-up question retrieved as what it means in its conversation, not as its bare words.
+
+"e como eu apago ele?" after "Onde o docai guarda o índice?" names a verb and a pronoun:
+its bare words find every passage about deleting anything, or nothing at all. Read with
+the question before it, it is about deleting the index cache. So the passages are ranked
+for the earlier questions (`Conversation.context_for`) and the new one together, the new
+one's words weighing twice as much as the earlier ones': BM25 and TF-IDF weigh a
+question's term by how often it occurs in it, so the new question is simply counted twice.
+Weighing them equally lets the old subject win over a new one ("Como instalo?" then "Qual
+é o padrão de --num-ctx?" would be answered from the installation page); the new words
+alone (the bare question) leave an elliptical follow-up without its subject.
+
+The coverage bar (whether the docs answer it at all) is checked against the new question's
+own words: context helps find the passage, it cannot make the docs cover a subject they
+never mention ("xyzzy?" after a covered question is still refused). Only a question with
+no word of its own ("e ele?", "and the other one?") is checked against the joined text.
+No model call is needed, so retrieval stays deterministic and works with the server down.
+Asking the model to rewrite the follow-up as a standalone question was the alternative;
+it costs a model call before every follow-up and cannot be measured without a model.
+`scripts/eval_followups.py` measures this method against the bare follow-up, the plain
+joined text and the standalone question.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from docai.records import Hit
+from docai.retrieval.verdict import Fallback, NotCovered, Passages, Verdict, retrieve
+from docai.retrieval.verdict import search as search_alone
+from docai.text.analysis import default_analyzer
+
+if TYPE_CHECKING:
+    from docai.retrieval.dense import DenseRanking
+    from docai.retrieval.search_index import SearchIndex
+
+Ranking = tuple[np.ndarray, np.ndarray]
+
+
+def joined_question(question: str, context: Sequence[str]) -> str:
+    """The earlier questions (oldest first) and the new one, as one text to search for."""
+    return "\n".join([*context, question])
+
+
+def weighted_question(question: str, context: Sequence[str]) -> str:
+    """The text ranked for `question` after `context`: its words count twice."""
+    return joined_question(question, [*context, question])
+
+
+def covered_text(question: str, context: Sequence[str]) -> str:
+    """What the passages must cover: the question's own words, or, when it has none (only
+    pronouns and small words), the joined text."""
+    if default_analyzer().query_concepts(question):
+        return question
+    return joined_question(question, context)
+
+
+def rank_in_context(
+    index: SearchIndex, question: str, context: Sequence[str], k: int
+) -> Ranking | None:
+    """The ranking (chunk ids, scores, as deep as `SearchIndex.rank` goes for `k`) for
+    `question` read after `context`; None when no term of either is known."""
+    return index.rank(weighted_question(question, context), k)
+
+
+def search_in_context(
+    index: SearchIndex,
+    question: str,
+    context: Sequence[str],
+    k: int,
+    min_coverage: float | None = None,
+    dense: DenseRanking | None = None,
+) -> list[Hit]:
+    """Up to `k` passages for `question` read after `context`, best first; [] when they do
+    not clear the bar (`covered_text`)."""
+    if not context:
+        return search_alone(index, question, k, min_coverage, dense)
+    ranking = rank_in_context(index, question, context, k)
+    if ranking is None:
+        return []
+    ranked, scores = ranking
+    joined = joined_question(question, context)
+    similarity = None
+    if dense is not None:
+        reranked = dense.rerank(joined, ranked, scores)
+        ranked, scores, similarity = reranked.ranked, reranked.scores, reranked.similarity
+    return index.top_hits(
+        covered_text(question, context), ranked, scores, k, min_coverage, similarity
+    )
+
+
+def retrieve_in_context(
+    index: SearchIndex,
+    question: str,
+    context: Sequence[str],
+    k: int,
+    min_coverage: float | None = None,
+    dense: DenseRanking | None = None,
+    max_file_tokens: float = math.inf,
+) -> Verdict:
+    """`retrieve` for a question of a conversation: passages, one whole file, or not covered
+    (the file, like the passages, must cover `covered_text`)."""
+    if not context:
+        return retrieve(index, question, k, min_coverage, dense, max_file_tokens)
+    hits = search_in_context(index, question, context, k, min_coverage, dense)
+    if hits:
+        return Passages(tuple(hits))
+    source, coverage = index.best_file(covered_text(question, context), max_file_tokens)
+    if source is not None and coverage >= index.params.min_file_coverage:
+        return Fallback(source)
+    return NotCovered()

@@ -1,0 +1,39 @@
+"""A finished turn, read from the events of its answer: what the conversation keeps.
+
+The REPL passes each event of `Answerer.answer` through a `TurnRecorder` as it renders it,
+and adds `recorder.turn()` to its `Conversation` once the answer ends. Only a whole answer
+is kept as the model's reply: one cut short (Ctrl-C, a failure mid-stream) would put half a
+sentence in the model's mouth at the next question, so its turn keeps the question alone.
+"""
+
+from __future__ import annotations
+
+from docai.answer.answerer import AnswerEvent, ModelFailed, Retrieved
+from docai.answer.conversation import Turn
+from docai.llm.events import Done, TextDelta
+from docai.records import Hit
+
+
+class TurnRecorder:
+    """Collects one answer's text and sources from its events."""
+
+    def __init__(self, question: str) -> None:
+        self._question = question
+        self._text: list[str] = []
+        self._sources: tuple[Hit, ...] = ()
+        self._complete = False
+
+    def see(self, event: AnswerEvent) -> None:
+        if isinstance(event, Retrieved):
+            self._sources = event.hits
+        elif isinstance(event, TextDelta):
+            self._text.append(event.text)
+        elif isinstance(event, Done):
+            self._complete = True
+        elif isinstance(event, ModelFailed):
+            self._complete = False
+
+    def turn(self) -> Turn:
+        """The turn as it stands: with the answer only if the model finished it."""
+        answer = "".join(self._text).strip() if self._complete else ""
+        return Turn(self._question, answer, self._sources)
