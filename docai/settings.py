@@ -18,6 +18,16 @@ from docai.retrieval.params import DEFAULT_METHOD, METHODS
 
 APP_NAME = "docai"
 DEFAULT_DOCS_DIR = Path("resources/docs")
+# Without a docs folder set (option, environment or config file), the first of these that
+# exists in the current folder is used: docai's own layout, then the usual project one.
+DOCS_CANDIDATES = (DEFAULT_DOCS_DIR, Path("docs"))
+CONFIG_FILE_NAME = "config.toml"  # in the user config folder (`config_file()`)
+# Environment variables a person sets once (options win over them, they win over the file).
+ENV_DOCS = "DOCAI_DOCS"
+ENV_MODEL = "DOCAI_MODEL"
+ENV_OLLAMA_HOST = "OLLAMA_HOST"
+# How much the CLI says besides the answer: -q only the answer, -v timings and retrieval.
+QUIET, NORMAL, VERBOSE = -1, 0, 1
 LOCAL_HOST = "127.0.0.1"  # where Ollama listens unless OLLAMA_HOST says otherwise
 OLLAMA_PORT = 11434
 DEFAULT_OLLAMA_URL = f"http://{LOCAL_HOST}:{OLLAMA_PORT}"
@@ -77,6 +87,7 @@ class Settings:
     embed_model: str | None = None  # enables dense retrieval via /api/embed
     retrieval: str = DEFAULT_METHOD  # one of `METHODS`
     json_output: bool = False
+    verbosity: int = NORMAL  # QUIET, NORMAL or VERBOSE
 
     def __post_init__(self) -> None:
         if not 1 <= self.top_k <= MAX_TOP_K:
@@ -149,6 +160,12 @@ def redact_url(url: str) -> str:
     if not colon:
         return url
     return f"{url[:start]}{user}:***{url[at:]}"
+
+
+def config_file() -> Path:
+    """The user's config file (`~/.config/docai/config.toml` on Linux, XDG_CONFIG_HOME
+    honoured); it may not exist."""
+    return Path(platformdirs.user_config_dir(APP_NAME)) / CONFIG_FILE_NAME
 
 
 def history_file() -> Path:

@@ -10,6 +10,7 @@ word it differently) is shown as argparse wrote it, never lost.
 from __future__ import annotations
 
 import argparse
+import difflib
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -26,16 +27,22 @@ def _invalid_value(match: re.Match[str]) -> str:
 
 
 def _question_without_command(match: re.Match[str]) -> str | None:
-    """`docai "Como troco o modelo?"`: a question where the command goes."""
+    """`docai "Como troco o modelo?"`: a question where the command goes; `docai serach`:
+    a command mistyped, answered with the nearest one."""
     value = match["value"][1:-1]
     if " " in value or value.endswith("?"):
         return messages.ARGS_QUESTION_WITHOUT_ASK.format(value=value)
+    choices = re.findall(r"[\w-]+", match["choices"])
+    if close := difflib.get_close_matches(value, choices, n=1, cutoff=0.6):
+        return messages.ARGS_DID_YOU_MEAN.format(
+            value=value, match=close[0], choices=", ".join(choices))
     return None
 
 
 Render = Callable[[re.Match[str]], "str | None"]
 _TRANSLATIONS: tuple[tuple[re.Pattern[str], Render], ...] = (
-    (re.compile(r"argument COMANDO: invalid choice: (?P<value>(['\"]).*\2) \(choose from .*\)"),
+    (re.compile(r"argument COMANDO: invalid choice: (?P<value>(['\"]).*\2) "
+                r"\(choose from (?P<choices>.*)\)"),
      _question_without_command),
     (re.compile(r"argument (?P<name>\S+): (?P<rest>.*)", re.DOTALL),
      lambda m: messages.ARGS_ARGUMENT.format(name=m["name"], message=translate(m["rest"]))),

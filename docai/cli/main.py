@@ -12,10 +12,11 @@ import sys
 from collections.abc import Sequence
 
 from docai import messages
+from docai.cli.config import Sourced, sourced_values
 from docai.cli.options import build_parser, settings_from_args
 from docai.cli.terminal_text import strip_controls
-from docai.errors import DocaiError, SettingsError
-from docai.settings import Settings
+from docai.errors import DocaiError, DocsFolderError, SettingsError
+from docai.settings import DOCS_CANDIDATES, ENV_DOCS, Settings, config_file
 
 # The commands whose output has a JSON form.
 JSON_COMMANDS = ("search", "eval")
@@ -26,8 +27,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        settings = settings_from_args(args, dict(os.environ))
-        return _dispatch(args, settings)
+        environ = dict(os.environ)
+        values = sourced_values(args, environ)
+        settings = settings_from_args(args, environ, values)
+        return _dispatch(args, settings, values)
     except DocaiError as error:
         # A message may quote a file name or a server's words: no escape code gets through.
         print(messages.ERROR_PREFIX.format(message=strip_controls(str(error))), file=sys.stderr)
@@ -48,15 +51,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 70
 
 
-def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
+def _dispatch(args: argparse.Namespace, settings: Settings, values: dict[str, Sourced]) -> int:
     if settings.json_output and args.command not in JSON_COMMANDS:
         raise SettingsError(messages.JSON_NOT_SUPPORTED.format(command=args.command or "docai"))
     # Imported lazily: `--help` and usage errors need none of them, and a broken optional
     # stage cannot block the other commands.
+    if args.command == "config":
+        from docai.cli.commands import show_config
+
+        return show_config.run(values)
+    if values["docs"].value is None:
+        candidates = " ou ".join(f"./{path}" for path in DOCS_CANDIDATES)
+        raise DocsFolderError(messages.NO_DOCS_FOLDER.format(
+            candidates=candidates, env=ENV_DOCS, config=config_file()))
     if args.command == "ask":
         from docai.cli.commands import ask
 
-        return ask.run(settings, " ".join(args.question))
+        return ask.run(settings, args.question)
     if args.command == "search":
         from docai.cli.commands import search
 

@@ -13,11 +13,20 @@ from pathlib import Path
 
 from docai import __version__, messages
 from docai.cli.arguments import ArgumentParser
+from docai.cli.config import Sourced, sourced_values
 from docai.retrieval.params import DEFAULT_PARAMS, METHODS
 from docai.settings import (
     BACKENDS,
+    DEFAULT_DOCS_DIR,
+    DOCS_CANDIDATES,
+    ENV_DOCS,
+    ENV_MODEL,
+    ENV_OLLAMA_HOST,
     LOCAL_HOST,
+    NORMAL,
     OLLAMA_PORT,
+    QUIET,
+    VERBOSE,
     ChunkSettings,
     Settings,
     normalise_ollama_url,
@@ -31,18 +40,26 @@ com um LLM local (Ollama), citando os trechos dos seus arquivos. Nada sai da sua
 
 Sem subcomando, abre o modo interativo (digite `sair` para terminar)."""
 
+_CANDIDATES = " ou ".join(f"./{path}" for path in DOCS_CANDIDATES)
 EPILOG = f"""\
 exemplos:
-  docai                                   conversa sobre {DEFAULTS.docs_dir}
+  docai                                   conversa sobre {_CANDIDATES}
   docai --docs ~/projeto/docs             conversa sobre outra pasta
   docai ask "Como instalo o docai?"       uma resposta e sai
+  echo "Como instalo?" | docai ask        a pergunta pela entrada padrão
   docai search "num_ctx" -k 5 --json      só a busca, em JSON
   docai index --rebuild                   reconstrói o índice
   docai eval tests/eval/docai.jsonl       mede a qualidade da busca
+  docai config                            mostra as configurações e de onde vêm
 
-variáveis de ambiente:
-  OLLAMA_HOST       endereço do Ollama (padrão {LOCAL_HOST}:{OLLAMA_PORT})
+variáveis de ambiente (as opções valem mais):
+  {ENV_DOCS}        pasta de documentação
+  {ENV_MODEL}       modelo (padrão {DEFAULTS.model})
+  {ENV_OLLAMA_HOST}       endereço do Ollama (padrão {LOCAL_HOST}:{OLLAMA_PORT})
   DOCAI_CACHE_DIR   onde guardar os índices (padrão: a pasta de cache do usuário)
+
+arquivo de configuração (as variáveis valem mais): config.toml na pasta de configuração do
+usuário (`docai config` mostra onde), com as chaves docs, model, server, embedder e k.
 """
 
 
@@ -58,11 +75,13 @@ def build_parser() -> ArgumentParser:
     shared = _shared_options(suppress_defaults=True)
     commands = parser.add_subparsers(dest="command", metavar="COMANDO")
 
-    ask = commands.add_parser("ask", parents=[shared], help="responde uma pergunta e sai",
-                              description="Responde uma pergunta com fontes e sai.")
+    ask = commands.add_parser(
+        "ask", parents=[shared], help="responde uma pergunta e sai",
+        description="Responde uma pergunta com fontes e sai. Com -, ou sem PERGUNTA e com a "
+        "entrada padrão redirecionada, lê a pergunta da entrada padrão.")
     # Several words are joined: `docai ask como troco o modelo` asks what it says.
-    ask.add_argument("question", metavar="PERGUNTA", nargs="+",
-                     help="a pergunta, entre aspas ou em várias palavras")
+    ask.add_argument("question", metavar="PERGUNTA", nargs="*",
+                     help="a pergunta, entre aspas ou em várias palavras (- lê da entrada)")
 
     search = commands.add_parser(
         "search", parents=[shared], help="mostra os trechos que a busca encontra",
@@ -79,6 +98,12 @@ def build_parser() -> ArgumentParser:
         description="Lê um arquivo JSON Lines de perguntas com respostas esperadas e mostra "
         "hit@1, hit@3, hit@10 e MRR@10.")
     evaluate.add_argument("qa_file", type=Path, metavar="QA.jsonl")
+
+    commands.add_parser(
+        "config", parents=[shared], help="mostra as configurações em vigor e de onde vêm",
+        description="Mostra a pasta de documentos, o modelo, o servidor, o modelo de "
+        "embeddings e k em vigor, e de onde cada um veio: padrão, arquivo de configuração, "
+        "variável de ambiente ou opção.")
     return parser
 
 
@@ -91,8 +116,9 @@ def _shared_options(suppress_defaults: bool) -> ArgumentParser:
     d = DEFAULTS
     parser = ArgumentParser(add_help=False)
     docs = parser.add_argument_group("documentos e índice")
-    docs.add_argument("--docs", type=Path, metavar="PASTA", default=default(d.docs_dir),
-                      help=f"pasta de documentação (padrão: {d.docs_dir})")
+    # None: the environment, the config file or the current folder decide (docai.cli.config).
+    docs.add_argument("--docs", type=Path, metavar="PASTA", default=default(None),
+                      help=f"pasta de documentação (ou {ENV_DOCS}; padrão: {_CANDIDATES})")
     docs.add_argument("--cache-dir", type=Path, metavar="PASTA", default=default(d.cache_dir),
                       help="onde guardar o índice (ou DOCAI_CACHE_DIR)")
     docs.add_argument("--rebuild", action="store_true", default=default(d.rebuild),
@@ -109,7 +135,7 @@ def _shared_options(suppress_defaults: bool) -> ArgumentParser:
                       help=f"tokens repetidos entre trechos vizinhos "
                       f"(padrão: {d.chunking.overlap_tokens})")
     search = parser.add_argument_group("busca")
-    search.add_argument("-k", "--top-k", type=int, metavar="N", default=default(d.top_k),
+    search.add_argument("-k", "--top-k", type=int, metavar="N", default=default(None),
                         help=f"quantos trechos recuperar (padrão: {d.top_k})")
     search.add_argument("--min-coverage", "--min-score", dest="min_coverage", type=float,
                         metavar="X", default=default(d.min_coverage),
@@ -124,8 +150,8 @@ def _shared_options(suppress_defaults: bool) -> ArgumentParser:
     llm = parser.add_argument_group("modelo")
     llm.add_argument("--backend", choices=BACKENDS, default=default(d.backend),
                      help=f"{d.backend} (padrão) ou um servidor compatível com OpenAI")
-    llm.add_argument("--model", metavar="NOME", default=default(d.model),
-                     help=f"modelo a usar (padrão: {d.model})")
+    llm.add_argument("--model", metavar="NOME", default=default(None),
+                     help=f"modelo a usar (ou {ENV_MODEL}; padrão: {d.model})")
     # None: OLLAMA_HOST decides, then the default (settings_from_args).
     llm.add_argument("--ollama-url", metavar="URL", default=default(None),
                      help=f"endereço do Ollama (padrão: OLLAMA_HOST ou {d.ollama_url})")
@@ -142,28 +168,45 @@ def _shared_options(suppress_defaults: bool) -> ArgumentParser:
                      help="mostra o raciocínio do modelo, esmaecido")
     llm.add_argument("--no-think", action="store_true", default=default(False),
                      help="pede ao modelo que não raciocine antes de responder")
+    output = parser.add_argument_group("saída")
+    output.add_argument("-q", "--quiet", dest="verbosity", action="store_const", const=QUIET,
+                        default=default(NORMAL), help="mostra só a resposta")
+    output.add_argument("-v", "--verbose", dest="verbosity", action="store_const",
+                        const=VERBOSE, default=default(NORMAL),
+                        help="mostra também tempos e os trechos recuperados, com notas")
     return parser
 
 
-def settings_from_args(args: argparse.Namespace, environ: dict[str, str]) -> Settings:
+def settings_from_args(
+    args: argparse.Namespace,
+    environ: dict[str, str],
+    values: dict[str, Sourced] | None = None,
+) -> Settings:
+    """The Settings for `args`; `values` are `config.sourced_values(args, environ)` (read
+    here when not given). Without any docs folder the default stands in (the caller that
+    needs one checks `values["docs"]` first)."""
+    if values is None:
+        values = sourced_values(args, environ)
+    docs = values["docs"].value or DEFAULT_DOCS_DIR
     return Settings(
-        docs_dir=args.docs.expanduser(),
+        docs_dir=docs.expanduser(),
         cache_dir=args.cache_dir.expanduser() if args.cache_dir else None,
         rebuild=args.rebuild,
         follow_links=args.follow_links,
-        top_k=args.top_k,
+        top_k=values["k"].value,
         min_coverage=args.min_coverage,
         chunking=ChunkSettings(max_tokens=args.chunk_tokens, overlap_tokens=args.chunk_overlap),
         backend=args.backend,
-        model=args.model,
-        ollama_url=normalise_ollama_url(args.ollama_url or environ.get("OLLAMA_HOST", "")),
+        model=values["model"].value,
+        ollama_url=normalise_ollama_url(values["server"].value),
         base_url=args.base_url,
         num_ctx=args.num_ctx,
         temperature=args.temperature,
         read_timeout=args.read_timeout,
         show_thinking=args.show_thinking,
         think=not args.no_think,
-        embed_model=args.embed_model,
+        embed_model=values["embedder"].value,
         retrieval=args.retrieval,
         json_output=args.json_output,
+        verbosity=args.verbosity,
     )

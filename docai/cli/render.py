@@ -1,17 +1,26 @@
 """Show answer events on a terminal (or a pipe): streamed text, dimmed thinking, sources after.
 
-Shared by the REPL and `docai ask` so both look the same. Every delta is written and flushed
-as it arrives, so the user reads the answer while it is generated. Colour codes are only
-written to a terminal, and never when NO_COLOR is set (https://no-color.org). What the model
-and the docs wrote passes through `docai.cli.terminal_text` first: the only escape codes
-that reach the terminal are docai's own.
+Shared by the REPL and `docai ask` so both look the same. The answer is shown while it is
+generated: on a terminal with colours it is rendered as Markdown as it streams
+(`markdown_stream`); piped, or with NO_COLOR set (https://no-color.org), every delta is
+written as plain text and flushed as it arrives. Status lines ("pensando…") are shown on
+any terminal, dimmed only with colours. What the model and the docs wrote passes through
+`docai.cli.terminal_text` first: the only escape codes that reach the terminal are docai's
+own.
+
+When the model fails before answering, the passages it would have read stand in for the
+answer, indented and marked as quotes (a doc's own `docai>` example must not look like the
+prompt), and the one error line comes after them, where the eye is when they end.
 """
 
 from __future__ import annotations
 
 import os
 import textwrap
+import time
 from typing import TextIO
+
+from rich.console import Console
 
 from docai import messages
 from docai.answer.answerer import (
@@ -22,16 +31,19 @@ from docai.answer.answerer import (
     NotCovered,
     Retrieved,
 )
+from docai.cli.markdown_stream import MarkdownStream
 from docai.cli.report import status_lines, update_line
 from docai.cli.terminal_text import StreamCleaner, one_line, strip_controls
 from docai.index.build import BuildReport
-from docai.llm.events import TextDelta, ThinkingDelta
+from docai.llm.events import Done, TextDelta, ThinkingDelta
 from docai.loading import display_name
 from docai.records import Hit
 from docai.retrieval.verdict import Fallback
+from docai.settings import QUIET, VERBOSE
 
 SNIPPET_WIDTH = 96
 SNIPPET_LINES = 2
+QUOTE = "  │ "  # before each line of a passage shown in place of an answer
 
 DIM = "\x1b[2m"
 RESET = "\x1b[0m"
@@ -57,17 +69,32 @@ def wants_color(stream: TextIO) -> bool:
     return stream.isatty() and "NO_COLOR" not in os.environ
 
 
+def quoted(text: str) -> str:
+    """A passage as a quote: every line indented behind a bar."""
+    return "\n".join(QUOTE + line if line.strip() else QUOTE.rstrip() for line in text.split("\n"))
+
+
 class AnswerPrinter:
     """Renders the events of one answer and remembers what `/fontes` and exit codes need."""
 
     def __init__(
-        self, out: TextIO, err: TextIO, *, show_thinking: bool, english: bool = False
+        self, out: TextIO, err: TextIO, *, show_thinking: bool, english: bool = False,
+        verbosity: int = 0,
     ) -> None:
         self._out = out
         self._err = err
         self._show_thinking = show_thinking
         self._english = english
+        self._verbosity = verbosity
+        self._terminal = out.isatty()
         self._color = wants_color(out)
+        self._markdown = (
+            MarkdownStream(Console(file=out, force_terminal=True, highlight=False, emoji=False,
+                                   markup=False))
+            if self._color else None
+        )
+        self._started = time.monotonic()
+        self._first_token: float | None = None
         self._thinking_shown = False
         self._status_line = ""  # the status line shown, if any
         self._text_started = False
@@ -77,22 +104,29 @@ class AnswerPrinter:
         self.sources: tuple[Hit, ...] = ()
         self.fallback_source: str | None = None
         self.failed = False
+        self._timings: Done | None = None
+        self._replayed = False
 
     def show(self, event: AnswerEvent) -> None:
         if isinstance(event, Retrieved):
             self.sources = event.hits
+            if self._verbosity >= VERBOSE:
+                self._retrieval_details(event.hits)
             self._status(messages.ANSWER_WAITING)
         elif isinstance(event, Fallback):
             self.fallback_source = event.source
             source = display_name(event.source)
-            self._line(self._dim(messages.ANSWER_FALLBACK.format(source=source)))
+            if self._verbosity > QUIET:
+                self._line(self._dim(messages.ANSWER_FALLBACK.format(source=source)))
             self._status(messages.ANSWER_WAITING)
         elif isinstance(event, NotCovered):
             # docai's own answer: in the question's language, like the model's answers.
             self._line(messages.ANSWER_NOT_COVERED_EN if self._english
                        else messages.ANSWER_NOT_COVERED)
         elif isinstance(event, CacheReplay):
-            self._line(self._dim(messages.ANSWER_FROM_CACHE))
+            self._replayed = True  # at once: nothing to wait for, no status to show
+            if self._verbosity > QUIET:
+                self._line(self._dim(messages.ANSWER_FROM_CACHE))
         elif isinstance(event, AnswerWarning):
             self._clear_status()
             self._end_line()
@@ -104,15 +138,20 @@ class AnswerPrinter:
             self._text(self._answer_text.feed(event.text))
         elif isinstance(event, ModelFailed):
             self._failed(event)
+        elif isinstance(event, Done) and self._verbosity >= VERBOSE:
+            self._timings = event
 
     def finish(self) -> None:
         """End the answer's line and list its sources."""
         if not self.failed:
             self._end_thinking()
             self._text(self._answer_text.finish())
+        self._end_markdown()
         self._clear_status()
         self._end_line()
-        if self.failed or not self._text_started:
+        if self._verbosity >= VERBOSE and self._timings is not None:
+            self._say(self._timing_line(self._timings))
+        if self.failed or not self._text_started or self._verbosity <= QUIET:
             return
         if self.sources:
             self._write("\n" + messages.ANSWER_SOURCES_HEADER + "\n")
@@ -125,6 +164,7 @@ class AnswerPrinter:
             self._write("\n")
 
     def interrupted(self) -> None:
+        self._end_markdown()
         self._clear_status()
         self._end_line()
         self._line(self._dim(messages.ANSWER_INTERRUPTED))
@@ -141,7 +181,10 @@ class AnswerPrinter:
             if not text:  # all of it held back by the cleaner, for now
                 return
             self._clear_status()
-            self._thinking_shown = True
+            if not self._thinking_shown:
+                self._thinking_shown = True
+                if self._terminal:  # a pipe keeps the plain text scripts already read
+                    self._line(self._dim(messages.ANSWER_THINKING_LABEL))
             self._write(self._dim(text))
         elif self._status_line != messages.ANSWER_THINKING:
             # A hidden reasoning phase can last a while; say so instead of looking frozen.
@@ -158,30 +201,59 @@ class AnswerPrinter:
                 self._end_line()
                 self._write("\n")
             self._text_started = True
-        self._write(text)
+            self._first_token = time.monotonic()
+        if self._markdown is not None:
+            self._markdown.feed(text)
+            self._at_line_start = True  # the stream ends its own lines
+        else:
+            self._write(text)
+
+    def _end_markdown(self) -> None:
+        if self._markdown is not None:
+            self._markdown.finish()
 
     def _failed(self, event: ModelFailed) -> None:
         self.failed = True
+        self._end_markdown()
         self._clear_status()
         self._end_line()
         error = strip_controls(str(event.error))
         if not event.passages:
             self._say(messages.ANSWER_MODEL_FAILED_MIDWAY.format(error=error))
             return
-        self._say(messages.ANSWER_MODEL_FAILED.format(error=error))
         self.sources = event.passages
         self._write(messages.ANSWER_EXTRACTIVE_HEADER + "\n")
         for number, hit in enumerate(event.passages, start=1):
             label = messages.ANSWER_SOURCE_LINE.format(number=number, label=source_label(hit))
             # The label already names the heading path the passage text starts with.
             body = hit.chunk.text.strip().removeprefix(hit.chunk.heading).strip()
-            body = strip_controls(body)
-            self._write(f"\n{label.strip()}\n{body}\n")
+            self._write(f"\n{label}\n{quoted(strip_controls(body))}\n")
+        self._write("\n")
+        self._say(messages.ANSWER_MODEL_FAILED.format(error=error))
+
+    def _retrieval_details(self, hits: tuple[Hit, ...]) -> None:
+        self._say(messages.ANSWER_VERBOSE_RETRIEVED.format(
+            count=len(hits), seconds=time.monotonic() - self._started))
+        for number, hit in enumerate(hits, start=1):
+            self._say(messages.ANSWER_VERBOSE_HIT.format(
+                number=number, score=hit.score, label=source_label(hit), chunk=hit.chunk.ordinal))
+
+    def _timing_line(self, done: Done) -> str:
+        now = time.monotonic()
+        first = (self._first_token or now) - self._started
+        rate = (done.eval_count / done.eval_duration_ns * 1e9
+                if done.eval_count and done.eval_duration_ns else None)
+        return messages.ANSWER_VERBOSE_TIMINGS.format(
+            total=now - self._started, first=first,
+            tokens="?" if done.eval_count is None else done.eval_count,
+            rate="?" if rate is None else f"{rate:.1f}",
+            prompt="?" if done.prompt_eval_count is None else done.prompt_eval_count,
+        )
 
     def _status(self, text: str) -> None:
-        """A dimmed line saying what docai waits for, replaced by the next one or erased by
-        the answer; only on a terminal (a pipe would keep it)."""
-        if not self._color:
+        """A line saying what docai waits for, replaced by the next one or erased by the
+        answer; only on a terminal (a pipe would keep it), dimmed when colours are on."""
+        if not self._terminal or self._verbosity <= QUIET or self._replayed:
             return
         self._clear_status()
         self._end_line()

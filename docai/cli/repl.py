@@ -11,42 +11,61 @@ from __future__ import annotations
 
 import io
 import sys
+import threading
 from collections.abc import Iterable
 from typing import TextIO
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 
 from docai import messages
 from docai.answer.answerer import Answerer
+from docai.answer.recording import TurnRecorder
+from docai.cli.completion import ReplCompleter
 from docai.cli.render import AnswerPrinter
 from docai.cli.repl_commands import Session, find_command, run_command
+from docai.cli.server_check import ServerState, ServerWatch, start_note, watched_backend
 from docai.cli.startup import open_retrieval
 from docai.cli.terminal_text import one_line
-from docai.llm.base import make_backend
-from docai.settings import Settings, history_file
+from docai.settings import QUIET, Settings, history_file
 from docai.text.analysis import surely_english
 
 
 def run(settings: Settings) -> int:
     stdin = sys.stdin or io.StringIO()  # a closed stdin (`docai <&-`) reads as empty input
     interactive = stdin.isatty()
-    backend = make_backend(settings)  # a bad --backend/--base-url fails before indexing
+    watch = ServerWatch(settings)
+    backend = watched_backend(settings, watch)  # a bad --backend/--base-url fails first
+    watch.start()  # asks the server while the index opens
     opened = open_retrieval(settings, sys.stderr)
     report = opened.report
-    welcome = messages.REPL_WELCOME.format(
+    fields = dict(
         files=report.files, chunks=report.chunks, docs=one_line(str(settings.docs_dir)),
         model=one_line(settings.model),
     )
-    # With piped input, stdout carries only answers; the greeting goes to stderr.
     answerer = Answerer(opened.index, backend, settings, dense=opened.dense)
-    print(welcome, file=sys.stdout if interactive else sys.stderr, flush=True)
+    quiet = settings.verbosity <= QUIET
+    # With piped input, stdout carries only the transcript: the one-line greeting goes to
+    # stderr, and the interactive hints nowhere.
+    if not quiet:
+        greeting = messages.REPL_WELCOME if interactive else messages.REPL_READY
+        print(greeting.format(**fields), file=sys.stdout if interactive else sys.stderr,
+              flush=True)
     session = Session(
         answerer, show_thinking=settings.show_thinking, out=sys.stdout, interactive=interactive
     )
+    session.server = watch
     try:
-        lines = _terminal_lines() if interactive else _piped_lines(stdin)
+        if interactive:
+            lines = _terminal_lines(session, announce=not quiet)
+        else:
+            if not quiet and watch.checked:
+                _print_note(watch.state, settings, sys.stderr)
+            lines = _piped_lines(stdin)
         for line in lines:
+            if not interactive:  # a transcript: each question before its answer
+                session.out.write(messages.REPL_ECHO.format(line=one_line(line.strip())) + "\n")
             if not handle_line(line, session):
                 break
     finally:
@@ -79,18 +98,22 @@ def handle_line(line: str, session: Session) -> bool:
     return not session.leaving
 
 
-def ask(question: str, session: Session) -> None:
-    """Stream one answer; Ctrl-C stops it and closes the stream to the model.
+def ask(question: str, session: Session, *, fresh: bool = False) -> None:
+    """Stream one answer, as a turn of the session's conversation (`fresh`: not replayed
+    from the answer cache); Ctrl-C stops it and closes the stream to the model.
 
     At a terminal the prompt comes back after Ctrl-C; with piped input there is no prompt to
     come back to, so the interrupt ends the run (exit 130, like any command).
     """
     printer = AnswerPrinter(session.out, sys.stderr, show_thinking=session.show_thinking,
-                            english=surely_english(question))
+                            english=surely_english(question),
+                            verbosity=session.answerer.settings.verbosity)
     session.last_answer = printer
-    events = session.answerer.answer(question)
+    recorder = TurnRecorder(question)
+    events = session.answerer.answer(question, session.conversation, fresh=fresh)
     try:
         for event in events:
+            recorder.see(event)
             printer.show(event)
         printer.finish()
         session.model_failed |= printer.failed
@@ -99,20 +122,62 @@ def ask(question: str, session: Session) -> None:
         printer.interrupted()
         if not session.interactive:
             raise
+    session.conversation = session.conversation.add(recorder.turn())
     session.out.write("\n")
     session.out.flush()
 
 
-def _terminal_lines() -> Iterable[str]:
-    """Lines typed at the prompt until Ctrl-D; Ctrl-C at the prompt only clears the line."""
-    prompt = PromptSession[str](history=_history(sys.stderr))
+def _terminal_lines(session: Session, *, announce: bool) -> Iterable[str]:
+    """Lines typed at the prompt until Ctrl-D; Ctrl-C at the prompt only clears the line.
+
+    Tab completes commands and model names; Ctrl-L clears the screen (prompt_toolkit's
+    own binding). The start-up check's note is shown as soon as it is known: at once, above
+    the prompt if the user is typing, or before the next prompt if an answer is streaming.
+    """
+    watch = session.server
+    completer = ReplCompleter(watch.model_names if watch else list)
+    prompt = PromptSession[str](
+        history=_history(sys.stderr), completer=completer, complete_while_typing=False
+    )
+    pending: list[str] = []
+    if watch is not None and announce:
+        settings = session.answerer.settings
+        watch.when_checked(lambda state: _announce(state, settings, prompt, pending))
     while True:
+        while pending:
+            print(pending.pop(0), flush=True)
         try:
             yield prompt.prompt(messages.REPL_PROMPT)
         except KeyboardInterrupt:
             continue
         except EOFError:
             return
+
+
+def _print_note(state: ServerState, settings: Settings, out: TextIO) -> None:
+    if (note := start_note(state, settings)) is not None:
+        out.write(one_line(note) + "\n")
+        out.flush()
+
+
+def _announce(
+    state: ServerState, settings: Settings, prompt: PromptSession[str], pending: list[str]
+) -> None:
+    """Show the start-up check's note; called from the checking thread, or at once."""
+    note = start_note(state, settings)
+    if note is None:
+        return
+    note = one_line(note)
+    app = prompt.app
+    if threading.current_thread() is threading.main_thread():
+        print(note, flush=True)
+    elif app.is_running and app.loop is not None and app.context is not None:
+        context = app.context.copy()
+        app.loop.call_soon_threadsafe(
+            context.run, lambda: run_in_terminal(lambda: print(note, flush=True))
+        )
+    else:  # between prompts (an answer may be streaming): before the next one
+        pending.append(note)
 
 
 def _piped_lines(stdin: TextIO) -> Iterable[str]:

@@ -11,18 +11,30 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TextIO
 
 from docai import messages
 from docai.answer.answerer import Answerer
+from docai.answer.conversation import Conversation
 from docai.cli.render import AnswerPrinter, snippet, source_label
+from docai.cli.server_check import (
+    ServerWatch,
+    ask_server,
+    describe_model,
+    installed_list,
+    watched_backend,
+)
 from docai.cli.startup import open_retrieval
 from docai.cli.terminal_text import one_line, strip_controls
 from docai.errors import DocaiError
-from docai.llm.base import make_backend
+from docai.llm.errors import LLMError
+from docai.llm.models import find_installed
 from docai.loading import display_name
-from docai.settings import MAX_TOP_K
+from docai.settings import MAX_TOP_K, Settings, redact_url
+
+CLEAR_SCREEN = "\x1b[H\x1b[2J"  # cursor home, erase the screen
+MODEL_COMMAND = "/modelo"  # the command whose argument Tab completes with model names
 
 
 @dataclass(slots=True)
@@ -36,6 +48,8 @@ class Session:
     last_answer: AnswerPrinter | None = None
     model_failed: bool = False
     leaving: bool = False  # the user asked to end the session
+    server: ServerWatch | None = None  # what is known of the model server (REPL at a terminal)
+    conversation: Conversation = field(default_factory=Conversation)  # the turns so far
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,8 +159,40 @@ def _model(session: Session, argument: str) -> None:
         _say(session, messages.REPL_BAD_MODEL.format(value=argument))
         return
     settings = replace(answerer.settings, model=argument)
-    answerer.reconfigure(settings, make_backend(settings))
+    refusal, note = _check_model(session, settings)
+    if refusal is not None:
+        _say(session, refusal)
+        return
+    answerer.reconfigure(settings, watched_backend(settings, session.server))
     _say(session, messages.REPL_MODEL_SET.format(model=argument))
+    if note is not None:
+        _say(session, note)
+
+
+def _check_model(session: Session, settings: Settings) -> tuple[str | None, str | None]:
+    """(why `settings.model` is refused, a note when it could not be checked): the server is
+    asked whether the model is installed (`/api/tags`) and can chat (`/api/show`). Only
+    Ollama can say; a server that does not answer leaves the choice to the user."""
+    if settings.backend != "ollama":
+        return None, None
+    name, url = settings.model, redact_url(settings.ollama_url)
+    state = session.server.refresh(settings) if session.server else ask_server(settings)
+    if state.reachable is False:
+        return None, messages.REPL_MODEL_UNCHECKED.format(url=url)
+    if state.installed is None:
+        return None, None
+    installed = find_installed(name, state.installed)
+    if installed is None:
+        choices = installed_list(state.installed)
+        refusal = messages.REPL_MODEL_NOT_INSTALLED.format(model=name, url=url, installed=choices)
+        return refusal, None
+    try:
+        details = describe_model(settings, installed.name)
+    except LLMError:
+        return None, None  # listed but not described: let the first question tell
+    if details.can_chat is False:
+        return messages.REPL_MODEL_CANNOT_CHAT.format(model=name), None
+    return None, None
 
 
 def _reindex(session: Session, _argument: str) -> None:
@@ -163,6 +209,32 @@ def _reindex(session: Session, _argument: str) -> None:
     _say(session, messages.REPL_REINDEXED.format(files=report.files, chunks=report.chunks))
 
 
+def _new_conversation(session: Session, _argument: str) -> None:
+    session.conversation = Conversation()
+    _say(session, messages.REPL_NEW_CONVERSATION)
+
+
+def _retry(session: Session, _argument: str) -> None:
+    """The last question asked again as a new turn in its place, its answer generated anew
+    (the retrieval is the same: only the model's answer was unwanted)."""
+    last = session.conversation.last
+    if last is None:
+        _say(session, messages.REPL_NOTHING_TO_RETRY)
+        return
+    # Imported here: the loop imports this table, and asking is the loop's job.
+    from docai.cli.repl import ask
+
+    session.conversation = session.conversation.without_last()
+    ask(last.question, session, fresh=True)
+
+
+def _clear_screen(session: Session, _argument: str) -> None:
+    """Clear a terminal (as Ctrl-L does at the prompt); a pipe has no screen to clear."""
+    if session.interactive and session.out.isatty():
+        session.out.write(CLEAR_SCREEN)
+        session.out.flush()
+
+
 def _leave(session: Session, _argument: str) -> None:
     session.leaving = True
 
@@ -173,13 +245,16 @@ def _say(session: Session, text: str) -> None:
 
 
 COMMANDS: tuple[ReplCommand, ...] = (
-    ReplCommand(("/ajuda", "/help"), "", messages.REPL_HELP_HELP, _help),
+    ReplCommand(("/ajuda", "/help", "/?"), "", messages.REPL_HELP_HELP, _help),
     ReplCommand(("/fontes",), "", messages.REPL_HELP_SOURCES, _sources),
     ReplCommand(("/pensamento",), "", messages.REPL_HELP_THINKING, _toggle_thinking),
     ReplCommand(("/k",), "N", messages.REPL_HELP_K, _top_k),
     ReplCommand(("/modelo",), "NOME", messages.REPL_HELP_MODEL, _model),
     ReplCommand(("/reindexar",), "", messages.REPL_HELP_REINDEX, _reindex),
-    ReplCommand(("sair", "exit", "quit", "/sair", "/exit", "/quit"), "", messages.REPL_HELP_QUIT,
-                _leave),
+    ReplCommand(("/nova", "/new", "/clear"), "", messages.REPL_HELP_NEW, _new_conversation),
+    ReplCommand(("/denovo", "/retry"), "", messages.REPL_HELP_RETRY, _retry),
+    ReplCommand(("/limpar", "clear"), "", messages.REPL_HELP_CLEAR, _clear_screen),
+    ReplCommand(("sair", "exit", "quit", "/sair", "/exit", "/quit", "/bye"), "",
+                messages.REPL_HELP_QUIT, _leave),
 )
 _BY_NAME = {name: command for command in COMMANDS for name in command.names}

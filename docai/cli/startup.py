@@ -4,10 +4,12 @@ and `/reindexar` cannot drift apart."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from docai import messages
 from docai.cli.progress import progress_bar
 from docai.cli.render import print_index_notes
 from docai.cli.report import nothing_to_search
@@ -17,7 +19,7 @@ from docai.index.build import BuildReport
 from docai.loading import unsupported_suffixes
 from docai.retrieval.dense import DenseRanking, open_dense
 from docai.retrieval.search_index import SearchIndex, open_index
-from docai.settings import Settings
+from docai.settings import QUIET, VERBOSE, Settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,10 +33,17 @@ def open_retrieval(settings: Settings, err: TextIO, *, progress: bool = True) ->
     """Open (build or update) the index; notes and warnings go to `err`.
 
     Raises DocsFolderError when the folder yields no passage at all: every question would
-    be refused, and the user should hear why once, not "not covered" at each question."""
+    be refused, and the user should hear why once, not "not covered" at each question.
+    `-q` keeps the notes to itself; `-v` adds how long opening took."""
     bar = progress_bar if progress else None
+    started = time.monotonic()
     index, report = open_index(settings, progress=bar)
-    print_index_notes(report, err)
+    if settings.verbosity > QUIET:
+        print_index_notes(report, err)
+    if settings.verbosity >= VERBOSE:
+        err.write(messages.INDEX_VERBOSE_OPENED.format(
+            files=report.files, chunks=report.chunks, seconds=time.monotonic() - started,
+            method=settings.retrieval) + "\n")
     if (problem := empty_index_problem(report, settings.docs_dir)) is not None:
         raise DocsFolderError(problem)
 

@@ -49,12 +49,19 @@ class ChatBackend(Protocol):
     ) -> None: ...
 
 
-def make_backend(settings: Settings, environ: dict[str, str] | None = None) -> ChatBackend:
+def make_backend(
+    settings: Settings, environ: dict[str, str] | None = None, *, quick: bool = False
+) -> ChatBackend:
     """The backend `settings.backend` names, pointed at its URL and `settings.model`.
 
     The OpenAI backend reads its optional API key from OPENAI_API_KEY in `environ`
-    (default: the process environment).
+    (default: the process environment). A `quick` backend makes one attempt with a short
+    connect timeout: for a server believed down, where retries would only make the user wait.
     """
+    from docai.llm.http import CONNECT_TIMEOUT, DEFAULT_RETRY, QUICK_CONNECT_TIMEOUT
+
+    retries = 0 if quick else DEFAULT_RETRY.retries
+    connect_timeout = QUICK_CONNECT_TIMEOUT if quick else CONNECT_TIMEOUT
     if settings.backend == "openai":
         from docai.llm.openai import OpenAIClient
 
@@ -65,8 +72,13 @@ def make_backend(settings: Settings, environ: dict[str, str] | None = None) -> C
             settings.base_url,
             settings.model,
             api_key=env.get("OPENAI_API_KEY"),
+            connect_timeout=connect_timeout,
             read_timeout=settings.read_timeout,
+            retries=retries,
         )
     from docai.llm.ollama import OllamaClient
 
-    return OllamaClient(settings.ollama_url, settings.model, read_timeout=settings.read_timeout)
+    return OllamaClient(
+        settings.ollama_url, settings.model, connect_timeout=connect_timeout,
+        read_timeout=settings.read_timeout, retries=retries,
+    )

@@ -54,6 +54,9 @@ class RetryPolicy:
 
 DEFAULT_RETRY = RetryPolicy()
 CONNECT_TIMEOUT = 5.0  # seconds: a server that is up accepts at once; longer means it is down
+# A server already known to be down is asked again once, this briefly, before each question:
+# the user learns at once that it is still down, and as soon as it is back it answers.
+QUICK_CONNECT_TIMEOUT = 1.0
 
 
 def make_client(

@@ -1,4 +1,4 @@
-"""Client for Ollama's native HTTP API (`/api/chat` and `/api/embed`).
+"""Client for Ollama's native HTTP API (`/api/chat`, `/api/embed`, `/api/tags`, `/api/show`).
 
 The protocol facts this follows (NDJSON streaming, `message.thinking`, errors inside a 200
 stream, 404 for a model that was not pulled) are summarised in the project's notes on the
@@ -30,6 +30,7 @@ from docai.llm.http import (
     object_field,
     text_field,
 )
+from docai.llm.models import InstalledModel, ModelDetails
 from docai.settings import DEFAULT_READ_TIMEOUT
 
 
@@ -118,6 +119,41 @@ class OllamaClient(HTTPBackend):
                 )
             vectors.extend([float(x) for x in vector] for vector in embeddings)
         return vectors
+
+    def list_models(self) -> tuple[InstalledModel, ...]:
+        """The models pulled on the server (`GET /api/tags`), as it lists them."""
+        data = self._request_json("GET", "/api/tags", model=self.model)
+        entries = data.get("models")
+        if not isinstance(entries, list):
+            raise self._wrong_protocol(messages.LLM_PROBLEM_NO_MODELS, str(data))
+        installed = []
+        for entry in entries:
+            if not isinstance(entry, dict):
+                continue
+            name = text_field(entry, "name") or text_field(entry, "model")
+            if not name:
+                continue
+            details = object_field(entry, "details")
+            installed.append(InstalledModel(
+                name=name,
+                size=count_field(entry, "size"),
+                family=text_field(details, "family") or None,
+                parameter_size=text_field(details, "parameter_size") or None,
+            ))
+        return tuple(installed)
+
+    def show(self, model: str) -> ModelDetails:
+        """What the server knows of `model` (`POST /api/show`); `ModelNotFound` when it was
+        not pulled."""
+        data = self._request_json("POST", "/api/show", body={"model": model}, model=model)
+        raw = data.get("capabilities")
+        capabilities = (
+            frozenset(c for c in raw if isinstance(c, str)) if isinstance(raw, list) else None
+        )
+        info = object_field(data, "model_info")
+        architecture = info.get("general.architecture")
+        length = count_field(info, f"{architecture}.context_length") if architecture else None
+        return ModelDetails(model, capabilities, length)
 
     # --- internals ---------------------------------------------------------------------
     def _chat_body(

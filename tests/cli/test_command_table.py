@@ -31,6 +31,9 @@ REPLIES = {
     "/k": messages.REPL_K_SET.format(k=5),
     "/modelo": messages.REPL_MODEL_SET.format(model="llama3.2"),
     "/reindexar": messages.REPL_REINDEXED.format(files=1, chunks=1),
+    "/limpar": "",  # a pipe has no screen to clear: nothing said, the session goes on
+    "/nova": messages.REPL_NEW_CONVERSATION,
+    "/denovo": messages.REPL_NOTHING_TO_RETRY,  # a new session has no last answer
     "sair": None,
 }
 
@@ -103,6 +106,10 @@ def test_the_help_shows_every_command_with_the_current_values(new_session: NewSe
         "  /k N            quantos trechos recuperar (agora: 3; de 1 a 20)\n"
         "  /modelo NOME    troca o modelo (agora: deepseek-r1)\n"
         "  /reindexar      relê a pasta de documentos e atualiza o índice\n"
+        "  /nova           começa uma conversa nova, sem as perguntas anteriores"
+        " (também /new, /clear)\n"
+        "  /denovo         gera de novo a última resposta, sem usar o cache (também /retry)\n"
+        "  /limpar         limpa a tela (também clear ou Ctrl-L)\n"
         "  sair            encerra (também exit, quit ou Ctrl-D)\n"
         "Ctrl-C interrompe uma resposta em andamento.\n"
     )
@@ -114,7 +121,7 @@ def test_an_unknown_command_names_every_command(new_session: NewSession) -> None
     hint = _said(session)
     assert hint == (
         "comando desconhecido: /xyz. Comandos: /ajuda, /fontes, /pensamento, /k N, "
-        "/modelo NOME, /reindexar (e sair)\n"
+        "/modelo NOME, /reindexar, /nova, /denovo, /limpar (e sair)\n"
     )
     for command in COMMANDS:
         assert command.usage in hint

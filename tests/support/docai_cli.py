@@ -26,6 +26,7 @@ def isolated_env(home: Path, url: str) -> dict[str, str]:
         "DOCAI_CACHE_DIR": str(home / "cache"),
         "HOME": str(home / "home"),
         "XDG_DATA_HOME": str(home / "data"),
+        "XDG_CONFIG_HOME": str(home / "config"),  # no config file unless a test writes one
         "PROMPT_TOOLKIT_NO_CPR": "1",  # a pty does not answer cursor-position queries
         "NO_COLOR": "1",
         "TERM": "xterm",

@@ -1,5 +1,8 @@
 """`docai ask "PERGUNTA"`: one answer streamed to stdout, its sources after it.
 
+The question may come from standard input instead: with `-`, or with no words when stdin is
+not a terminal (`echo "Como instalo?" | docai ask`).
+
 Exit status: 0 when docai answered, including "the docs do not cover this" (a correct,
 grounded answer, decided without the model); 1 when the model could not answer (server
 down, model missing, stream broken), in which case the best passages are still printed so
@@ -10,6 +13,7 @@ the answer.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 
 from docai import messages
 from docai.answer.answerer import Answerer
@@ -20,14 +24,18 @@ from docai.settings import Settings
 from docai.text.analysis import surely_english
 
 
-def run(settings: Settings, question: str) -> int:
+def run(settings: Settings, words: Sequence[str]) -> int:
+    question = read_question(words)
+    if question is None:
+        print(messages.ERROR_PREFIX.format(message=messages.ASK_NO_QUESTION), file=sys.stderr)
+        return 2
     if not question.strip():
         print(messages.ERROR_PREFIX.format(message=messages.ASK_EMPTY_QUESTION), file=sys.stderr)
         return 2
     backend = make_backend(settings)  # a bad --backend/--base-url fails before indexing
     opened = open_retrieval(settings, sys.stderr)
     printer = AnswerPrinter(sys.stdout, sys.stderr, show_thinking=settings.show_thinking,
-                            english=surely_english(question))
+                            english=surely_english(question), verbosity=settings.verbosity)
     answerer = Answerer(opened.index, backend, settings, dense=opened.dense)
     events = answerer.answer(question)
     try:
@@ -41,3 +49,15 @@ def run(settings: Settings, question: str) -> int:
     finally:
         answerer.close()
     return 1 if printer.failed else 0
+
+
+def read_question(words: Sequence[str]) -> str | None:
+    """The question: the words, or standard input for `-` or no words on a pipe (None: no
+    question anywhere, e.g. `docai ask` alone at a terminal, or an empty pipe)."""
+    stdin = sys.stdin
+    if list(words) == ["-"] or (not words and stdin is not None and not stdin.isatty()):
+        text = stdin.read() if stdin is not None else ""
+        return text if text.strip() else None
+    if not words:
+        return None
+    return " ".join(words)

@@ -1,0 +1,36 @@
+"""`docai config`: the settings a person sets once, their values and where each came from.
+
+Read-only: it names the config file (and whether it exists) so the user knows where to
+write, and shows the winner of option > environment > file > default for each key.
+"""
+
+from __future__ import annotations
+
+from docai import messages
+from docai.cli.config import KEYS, Sourced
+from docai.cli.terminal_text import one_line
+from docai.settings import config_file, redact_url
+
+
+def run(values: dict[str, Sourced]) -> int:
+    path = config_file()
+    state = messages.CONFIG_FILE_READ if path.is_file() else messages.CONFIG_FILE_ABSENT
+    print(messages.CONFIG_FILE_LINE.format(path=one_line(str(path)), state=state))
+    width = max(len(key) for key in KEYS) + 2
+    shown = {key: _shown(key, values[key]) for key in KEYS}
+    value_width = max(len(text) for text in shown.values()) + 2
+    for key in KEYS:
+        origin = values[key].origin.describe()
+        print(f"  {key:<{width}}{shown[key]:<{value_width}}{one_line(origin)}")
+    if not path.is_file():
+        print(messages.CONFIG_EXAMPLE.format(path=one_line(str(path))))
+    return 0
+
+
+def _shown(key: str, sourced: Sourced) -> str:
+    value = sourced.value
+    if value is None:
+        return messages.CONFIG_NONE
+    if key == "server":
+        return one_line(redact_url(str(value)))
+    return one_line(str(value))

@@ -1,0 +1,176 @@
+"""Settings a person sets once: the config file, the environment, and which one won.
+
+Each of the settings below comes, in this order of precedence, from a command-line option,
+an environment variable, the TOML config file in the user config folder
+(`docai.settings.config_file`), or docai's default; `docai config` shows the winner and where
+it came from. The defaults themselves live in `docai.settings`. A bad config file stops every
+command with one line naming the file, the key and the fix: silently ignoring it would
+answer from the wrong folder or model without saying why.
+
+Without a docs folder from any of them, the first of `DOCS_CANDIDATES` that exists in the
+current folder is used, so `docai` started in a project finds its docs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from docai import messages
+from docai.errors import SettingsError
+from docai.settings import (
+    DEFAULT_MODEL,
+    DEFAULT_OLLAMA_URL,
+    DOCS_CANDIDATES,
+    ENV_DOCS,
+    ENV_MODEL,
+    ENV_OLLAMA_HOST,
+    MAX_TOP_K,
+    Settings,
+    config_file,
+    normalise_ollama_url,
+)
+
+DEFAULTS = Settings()
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a value came from: `kind` is one of the ORIGIN_* messages, `name` the option,
+    variable or file (empty for a default)."""
+
+    kind: str
+    name: str = ""
+
+    def describe(self) -> str:
+        return f"{self.kind} ({self.name})" if self.name else self.kind
+
+
+@dataclass(frozen=True, slots=True)
+class Sourced:
+    value: Any  # None: nothing set and nothing found (only `docs` can be so)
+    origin: Origin
+
+
+@dataclass(frozen=True, slots=True)
+class _Key:
+    """One config key: the option (`dest` in argparse, and its spelling), the environment
+    variable (if any), the default, and how a file value is checked."""
+
+    dest: str
+    option: str
+    env: str | None
+    default: Any
+    check: Callable[[Path, str, object], Any]
+
+
+def _text(path: Path, key: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value.split()) != 1:
+        raise _bad_value(path, key, value, messages.CONFIG_EXPECTED_NAME)
+    return value.strip()
+
+
+def _folder(path: Path, key: str, value: object) -> Path:
+    if not isinstance(value, str) or not value.strip():
+        raise _bad_value(path, key, value, messages.CONFIG_EXPECTED_FOLDER)
+    return Path(value).expanduser()
+
+
+def _server(path: Path, key: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise _bad_value(path, key, value, messages.CONFIG_EXPECTED_URL)
+    url = normalise_ollama_url(value)
+    try:
+        Settings(ollama_url=url)  # the one check every server address goes through
+    except SettingsError:
+        raise _bad_value(path, key, value, messages.CONFIG_EXPECTED_URL) from None
+    return url
+
+
+def _count(path: Path, key: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TOP_K:
+        raise _bad_value(path, key, value, messages.CONFIG_EXPECTED_K.format(maximum=MAX_TOP_K))
+    return value
+
+
+KEYS: dict[str, _Key] = {
+    "docs": _Key("docs", "--docs", ENV_DOCS, None, _folder),
+    "model": _Key("model", "--model", ENV_MODEL, DEFAULT_MODEL, _text),
+    "server": _Key("ollama_url", "--ollama-url", ENV_OLLAMA_HOST, DEFAULT_OLLAMA_URL, _server),
+    "embedder": _Key("embed_model", "--embed-model", None, None, _text),
+    "k": _Key("top_k", "-k", None, DEFAULTS.top_k, _count),
+}
+
+
+def read_config(path: Path) -> dict[str, Any]:
+    """The checked values of the config file at `path` ({} when there is none)."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise SettingsError(messages.CONFIG_UNREADABLE.format(path=path, reason=reason)) from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise SettingsError(messages.CONFIG_NOT_UTF8.format(path=path)) from None
+    except tomllib.TOMLDecodeError as error:
+        raise SettingsError(messages.CONFIG_NOT_TOML.format(path=path, reason=error)) from None
+    values = {}
+    for key, value in data.items():
+        spec = KEYS.get(key)
+        if spec is None:
+            raise SettingsError(messages.CONFIG_UNKNOWN_KEY.format(
+                path=path, key=key, keys=", ".join(KEYS)))
+        values[key] = spec.check(path, key, value)
+    return values
+
+
+def sourced_values(
+    args: argparse.Namespace, environ: Mapping[str, str], *, cwd: Path | None = None
+) -> dict[str, Sourced]:
+    """Every config key's value and where it came from (option > environment > file >
+    default); a docs folder found in `cwd` when none is set."""
+    path = config_file()
+    from_file = read_config(path)
+    values = {}
+    for key, spec in KEYS.items():
+        given = getattr(args, spec.dest, None)
+        env = environ.get(spec.env, "").strip() if spec.env else ""
+        if given is not None:
+            values[key] = Sourced(given, Origin(messages.ORIGIN_OPTION, spec.option))
+        elif env and spec.env is not None:
+            values[key] = Sourced(_from_env(key, env), Origin(messages.ORIGIN_ENV, spec.env))
+        elif key in from_file:
+            values[key] = Sourced(from_file[key], Origin(messages.ORIGIN_FILE, str(path)))
+        else:
+            values[key] = Sourced(spec.default, Origin(messages.ORIGIN_DEFAULT))
+    if values["docs"].value is None:
+        values["docs"] = _found_docs(cwd or Path.cwd())
+    return values
+
+
+def _from_env(key: str, value: str) -> Any:
+    if key == "docs":
+        return Path(value).expanduser()
+    if key == "server":
+        return normalise_ollama_url(value)
+    return value
+
+
+def _found_docs(cwd: Path) -> Sourced:
+    for candidate in DOCS_CANDIDATES:
+        if (cwd / candidate).is_dir():
+            return Sourced(candidate, Origin(messages.ORIGIN_FOUND))
+    return Sourced(None, Origin(messages.ORIGIN_NOTHING))
+
+
+def _bad_value(path: Path, key: str, value: object, expected: str) -> SettingsError:
+    example = messages.CONFIG_EXAMPLES[key]
+    return SettingsError(messages.CONFIG_BAD_VALUE.format(
+        path=path, key=key, value=value, expected=expected, example=example))
