@@ -16,7 +16,6 @@ prompt), and the one error line comes after them, where the eye is when they end
 from __future__ import annotations
 
 import os
-import textwrap
 import time
 from typing import TextIO
 
@@ -32,46 +31,21 @@ from docai.answer.answerer import (
     Retrieved,
 )
 from docai.cli.markdown_stream import MarkdownStream
-from docai.cli.report import status_lines, update_line
-from docai.cli.terminal_text import StreamCleaner, one_line, strip_controls
-from docai.index.build import BuildReport
+from docai.cli.passages import quoted, source_label
+from docai.cli.terminal_text import StreamCleaner, strip_controls
 from docai.llm.events import Done, TextDelta, ThinkingDelta
 from docai.loading import display_name
 from docai.records import Hit
 from docai.retrieval.verdict import Fallback
 from docai.settings import QUIET, VERBOSE
 
-SNIPPET_WIDTH = 96
-SNIPPET_LINES = 2
-QUOTE = "  │ "  # before each line of a passage shown in place of an answer
-
 DIM = "\x1b[2m"
 RESET = "\x1b[0m"
 ERASE_LINE = "\r\x1b[K"
 
 
-def source_label(hit: Hit) -> str:
-    """`file > heading path`, the way sources are cited after an answer, on one line."""
-    chunk = hit.chunk
-    source = display_name(chunk.source)
-    return f"{source} > {one_line(chunk.heading)}" if chunk.heading else source
-
-
-def snippet(text: str, lines: int = SNIPPET_LINES) -> list[str]:
-    """The chunk's body (its heading line dropped), whitespace folded, in at most `lines`
-    lines of `SNIPPET_WIDTH` characters."""
-    body = " ".join(strip_controls(text.split("\n", 1)[-1]).split())
-    short = textwrap.shorten(body, width=SNIPPET_WIDTH * lines, placeholder=" …")
-    return textwrap.wrap(short, width=SNIPPET_WIDTH)[:lines]
-
-
 def wants_color(stream: TextIO) -> bool:
     return stream.isatty() and "NO_COLOR" not in os.environ
-
-
-def quoted(text: str) -> str:
-    """A passage as a quote: every line indented behind a bar."""
-    return "\n".join(QUOTE + line if line.strip() else QUOTE.rstrip() for line in text.split("\n"))
 
 
 class AnswerPrinter:
@@ -290,16 +264,3 @@ class AnswerPrinter:
         self._out.write(text)
         self._out.flush()
         self._at_line_start = text.endswith("\n") or text.endswith(ERASE_LINE)
-
-
-def print_index_notes(report: BuildReport, err: TextIO) -> None:
-    """What the user should know after opening the index: a rebuilt or unsaved cache, files
-    re-read, files skipped (`docai index` lists why)."""
-    notes = status_lines(report)
-    if (update := update_line(report)) is not None:
-        notes.append(update)
-    if report.skipped:
-        notes.append(messages.SEARCH_SKIPPED.format(count=len(report.skipped)))
-    for line in notes:
-        err.write(line + "\n")
-    err.flush()

@@ -17,7 +17,8 @@ from typing import TextIO
 from docai import messages
 from docai.answer.answerer import Answerer
 from docai.answer.conversation import Conversation
-from docai.cli.render import AnswerPrinter, snippet, source_label
+from docai.cli.passages import snippet, source_label
+from docai.cli.render import AnswerPrinter
 from docai.cli.server_check import (
     ServerWatch,
     ask_server,

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from docai import messages
 from docai.cli.terminal_text import one_line
-from docai.index.build import BuildReport
 from docai.loading import display_name
+
+if TYPE_CHECKING:  # imported for its type only: the build stage is heavy to import
+    from docai.index.build import BuildReport
 
 # How many kinds of unsupported files the "no documents" message names.
 LISTED_KINDS = 5
@@ -91,3 +94,16 @@ def update_line(report: BuildReport) -> str | None:
     return messages.SEARCH_UPDATED.format(
         new=report.new, changed=report.changed, removed=report.removed
     )
+
+
+def print_index_notes(report: BuildReport, err: TextIO) -> None:
+    """What the user should know after opening the index: a rebuilt or unsaved cache, files
+    re-read, files skipped (`docai index` lists why)."""
+    notes = status_lines(report)
+    if (update := update_line(report)) is not None:
+        notes.append(update)
+    if report.skipped:
+        notes.append(messages.SEARCH_SKIPPED.format(count=len(report.skipped)))
+    for line in notes:
+        err.write(line + "\n")
+    err.flush()

@@ -11,8 +11,7 @@ from typing import TextIO
 
 from docai import messages
 from docai.cli.progress import progress_bar
-from docai.cli.render import print_index_notes
-from docai.cli.report import nothing_to_search
+from docai.cli.report import nothing_to_search, print_index_notes
 from docai.cli.terminal_text import strip_controls
 from docai.errors import DocsFolderError
 from docai.index.build import BuildReport

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from docai import messages
-from docai.cli.render import snippet
+from docai.cli.passages import snippet
 from docai.cli.startup import open_retrieval
 from docai.cli.terminal_text import json_text, one_line
 from docai.errors import DocaiError
