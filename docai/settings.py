@@ -120,7 +120,7 @@ class Settings:
         else:
             base = Path(platformdirs.user_cache_dir(APP_NAME))
         absolute = str(self.docs_dir.expanduser().resolve())
-        key = hashlib.sha256(absolute.encode("utf-8")).hexdigest()[:16]
+        key = hashlib.sha256(os.fsencode(absolute)).hexdigest()[:16]  # any name the OS allows
         return base / f"{self.docs_dir.resolve().name or 'root'}-{key}"
 
 

@@ -61,6 +61,18 @@ def test_a_file_name_that_is_not_utf8_is_indexed_found_and_reloaded(tmp_path: Pa
     assert name in json.loads(manifest.decode("utf-8"))["files"]["source"]
 
 
+def test_a_docs_folder_whose_own_path_is_not_utf8_is_indexed_and_reloaded(
+    tmp_path: Path,
+) -> None:
+    docs = Path(os.fsdecode(os.fsencode(tmp_path) + b"/docs\xff"))
+    _docs(docs, bad_name=False)
+    settings = Settings(docs_dir=docs, cache_dir=tmp_path / "cache")
+    index, report = open_index(settings)
+    assert report.cache_warning is None and index.search("proxy reverso nginx", 3)
+    _, again = open_index(settings)
+    assert (again.cache_status, again.unchanged) == (None, 2)
+
+
 def test_search_names_a_file_whose_name_is_not_utf8(
     docai: InProcessDocai, tmp_path: Path
 ) -> None:
