@@ -30,12 +30,23 @@ paraphrase questions the default configuration fails, each as a ranking loss (no
 top passages) or a refusal loss (the hit is there but the coverage bar refused), with its
 coverage and top passages: the two losses call for different fixes. Indexes are cached
 under tests/eval/data/.
+
+`--dense` (`make eval-dense`) scores only the sets dense retrieval was tuned on
+(`DENSE_SETS`), and prints beside the lexical configurations the dense ones
+(`DENSE_CONFIGURATIONS`: the bundled multilingual E5 re-ranking the lexical candidates),
+then the refusal sweep with the dense similarity. Candidate windows are embedded when
+missing and their vectors, like the questions', are kept under tests/eval/data/cache/, so
+only the first run is slow. `--dense-full` first embeds each set's whole collection, for
+the configurations that also rank the whole collection; `--dense-windows` adds other
+window sizes (embedding the candidates again for each). `--sets NAME,NAME` scores only
+those sets.
 """
 
 from __future__ import annotations
 
 import ast
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -52,12 +63,16 @@ from fetch_eval_docs import ALL_DOCS, DATA_DIR, FetchError, fetch  # noqa: E402
 
 from docai.answer.prompt import prompt_budget  # noqa: E402
 from docai.cli.commands.evaluate import load_questions  # noqa: E402
+from docai.index import vector_store  # noqa: E402
 from docai.records import Chunk, Hit  # noqa: E402
 from docai.retrieval import evaluation  # noqa: E402
+from docai.retrieval.dense import DenseRanking, open_dense_ranking  # noqa: E402
+from docai.retrieval.embedders import BundledE5, Embedder  # noqa: E402
 from docai.retrieval.evaluation import Question, Summary  # noqa: E402
 from docai.retrieval.params import DEFAULT_PARAMS, RetrievalParams  # noqa: E402
 from docai.retrieval.search_index import SearchIndex, open_index  # noqa: E402
-from docai.retrieval.verdict import NotCovered, Passages, retrieve  # noqa: E402
+from docai.retrieval.verdict import NotCovered, Passages, retrieve, search  # noqa: E402
+from docai.retrieval.window_vectors import WindowVectors  # noqa: E402
 from docai.settings import Settings  # noqa: E402
 
 DEFAULT_METHOD = Settings().retrieval
@@ -118,6 +133,37 @@ CONFIGURATIONS = (
 )
 
 
+# The sets dense retrieval is tuned on (each collection embedded once, vectors cached).
+DENSE_SETS = ("docai", "mkdocs", "click", "flask", "borg")
+DENSE_DEFAULT = "dense (default)"
+DENSE_CONFIGURATIONS = (
+    Configuration(DENSE_DEFAULT, DEFAULT_METHOD, {}),
+    Configuration("dense order only", DEFAULT_METHOD, {"rerank_weights": (0.0, 1.0)}),
+    Configuration("dense cand=10", DEFAULT_METHOD, {"dense_candidates": 10}),
+    Configuration("dense cand=30", DEFAULT_METHOD, {"dense_candidates": 30}),
+    Configuration("dense rrf k=60", DEFAULT_METHOD, {"dense_rrf_k": 60}),
+    Configuration("dense rrf k=5", DEFAULT_METHOD, {"dense_rrf_k": 5}),
+    Configuration("dense w=1:1", DEFAULT_METHOD, {"rerank_weights": (1.0, 1.0)}),
+    Configuration("dense w=2:1", DEFAULT_METHOD, {"rerank_weights": (2.0, 1.0)}),
+)
+# Also ranking the whole collection: only with --dense-full (every window embedded).
+DENSE_FULL_CONFIGURATIONS = (
+    Configuration("dense +full 0.5", DEFAULT_METHOD, {"dense_full_weight": 0.5}),
+    Configuration("dense +full 1", DEFAULT_METHOD, {"dense_full_weight": 1.0}),
+)
+# Other window sizes: only with --dense-windows (each embeds the candidates anew).
+DENSE_WINDOW_CONFIGURATIONS = (
+    Configuration("dense win=400", DEFAULT_METHOD, {"window_chars": 400}),
+    Configuration("dense win=1000", DEFAULT_METHOD, {"window_chars": 1000}),
+    Configuration("dense win=600+150", DEFAULT_METHOD, {"window_overlap": 150}),
+)
+# (refuse below, accept above, accept down to coverage): the dense refusal rules swept.
+DENSE_REFUSALS = (
+    (0.0, 1.01, 0.0), (0.76, 1.01, 0.0), (0.78, 1.01, 0.0), (0.80, 1.01, 0.0),
+    (0.0, 0.86, 0.4), (0.0, 0.88, 0.4), (0.78, 0.86, 0.4), (0.78, 0.88, 0.5),
+)
+
+
 def parse_params(argv: Sequence[str]) -> RetrievalParams:
     """`DEFAULT_PARAMS` with each `--param NAME=VALUE` of `argv` applied."""
     known = [field.name for field in fields(RetrievalParams)]
@@ -135,6 +181,12 @@ def parse_params(argv: Sequence[str]) -> RetrievalParams:
 def main(argv: Sequence[str] = ()) -> int:
     report_only = "--report-only" in argv
     diagnose = "--diagnose" in argv
+    embedder = BundledE5() if "--dense" in argv else None
+    full = "--dense-full" in argv
+    extra = ((DENSE_FULL_CONFIGURATIONS if full else ())
+             + (DENSE_WINDOW_CONFIGURATIONS if "--dense-windows" in argv else ()))
+    only = next((value.split(",") for flag, value in zip(argv, argv[1:], strict=False)
+                 if flag == "--sets"), None)
     params = parse_params(argv)
     if params != DEFAULT_PARAMS:
         print(f"eval: running with {params}")
@@ -143,6 +195,10 @@ def main(argv: Sequence[str] = ()) -> int:
     held_out_ran = False
     skipped: list[str] = []
     for eval_set in SETS:
+        if (embedder is not None and eval_set.name not in DENSE_SETS) or (
+            only is not None and eval_set.name not in only
+        ):
+            continue
         try:
             _fetch_docs_of(eval_set)
         except FetchError as error:
@@ -153,7 +209,7 @@ def main(argv: Sequence[str] = ()) -> int:
                 return 1
             skipped.append(eval_set.name)
             continue
-        default = run_set(eval_set, params, diagnose)
+        default = run_set(eval_set, params, diagnose, embedder, full, extra)
         if default is None:
             print(f"\nFAILED: {eval_set.name}: gold answers not in the docs (listed above)")
             return 1
@@ -187,10 +243,16 @@ def _fetch_docs_of(eval_set: EvalSet) -> None:
 
 
 def run_set(
-    eval_set: EvalSet, params: RetrievalParams = DEFAULT_PARAMS, diagnose: bool = False
+    eval_set: EvalSet,
+    params: RetrievalParams = DEFAULT_PARAMS,
+    diagnose: bool = False,
+    embedder: Embedder | None = None,
+    full: bool = False,
+    extra: tuple[Configuration, ...] = (),
 ) -> Summary | None:
     """Print the set's comparison table and bar sweep with `params` (and, when `diagnose`,
-    its paraphrase failures); the default configuration's summary.
+    its paraphrase failures; with `embedder`, the dense configurations and their refusal
+    sweep); the default configuration's summary (lexical: the one `make eval` gates).
 
     None when the set is broken (a gold answer that no chunk of its source contains).
     """
@@ -216,6 +278,14 @@ def run_set(
         print(_row(configuration.label, summary))
         if configuration.label.endswith("(default)"):
             default = summary
+    dense = None
+    if embedder is not None:
+        dense = _dense_ranking(settings, index, embedder, params, full)
+        for configuration in DENSE_CONFIGURATIONS + extra:
+            changed = replace(params, **configuration.changes)
+            variant = _variant(index, configuration.method, changed)
+            print(_row(configuration.label, _summary(questions, variant, params.min_coverage,
+                                                     dense.with_params(changed))), flush=True)
     print("(para3/paraM, pt@3/ptM: hit@3/MRR of paraphrase and Portuguese questions; "
           "refU: uncovered refused, refC: covered wrongly refused, fbC: covered answered "
           "from a whole file)")
@@ -239,12 +309,80 @@ def run_set(
         print(f"{bar:>12.2f}" + "".join(f"{cell:>14}" for cell in cells)
               + f"{overall.hit_at(3):>7.2f}{overall.mrr:>6.2f}")
     print("(* the bars in use)")
+    if dense is not None:
+        print_dense_refusals(questions, index, dense, params)
     assert default is not None  # the default configuration is always in CONFIGURATIONS
     if default.misses:
         print(f"\nno hit in the top 10 (default): {', '.join(default.misses)}")
     if diagnose:
         print_paraphrase_failures(questions, index)
     return default
+
+
+def _dense_ranking(
+    settings: Settings, index: SearchIndex, embedder: Embedder, params: RetrievalParams,
+    full: bool,
+) -> DenseRanking:
+    """The dense ranking of the set, its question vectors kept on disk too; with `full`,
+    every window embedded first."""
+    cache_dir = settings.resolved_cache_dir()
+    stored = _StoredQueries(embedder, vector_store.store_path(cache_dir, embedder.name + "?q"))
+    dense = open_dense_ranking(index.chunks, stored, cache_dir, params=params, warn=print)
+    if full:
+        started = time.perf_counter()
+        report = dense.embed_pending(prune=False)
+        print(f"(whole collection embedded: {report.embedded} new windows in "
+              f"{time.perf_counter() - started:.0f} s)")
+    return dense
+
+
+class _StoredQueries:
+    """An embedder whose question vectors are also kept on disk: scoring a set embeds
+    each question once, not once per run."""
+
+    def __init__(self, inner: Embedder, path: Path) -> None:
+        self._inner = inner
+        self._queries = WindowVectors(path, inner.name + "?q")
+
+    @property
+    def name(self) -> str:
+        return self._inner.name
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self._inner.embed_passages(texts)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        keys = [vector_store.checksum(text) for text in texts]
+        missing = [text for text, key in zip(texts, keys, strict=True)
+                   if key in self._queries.missing([key])]
+        if missing:
+            self._queries.add([vector_store.checksum(t) for t in missing],
+                              self._inner.embed_queries(missing))
+            self._queries.save()
+        return self._queries.get(keys)
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+def print_dense_refusals(
+    questions: Sequence[Question], index: SearchIndex, dense: DenseRanking,
+    params: RetrievalParams,
+) -> None:
+    """Refused uncovered / wrongly refused covered questions with each dense refusal rule
+    (`DENSE_REFUSALS`), at the passage bar in use."""
+    print("\ndense refusal (refuse below similarity, accept above it down to coverage): "
+          "refused uncovered / covered, hit@3")
+    for below, above, floor in DENSE_REFUSALS:
+        changed = replace(params, dense_refuse_below=below, dense_accept_above=above,
+                          dense_accept_coverage=floor)
+        summary = _summary(questions, _variant(index, DEFAULT_METHOD, changed),
+                           params.min_coverage, dense.with_params(changed))
+        refusals = summary.refusals
+        print(f"  below {below:.2f} above {above:.2f} cov {floor:.2f}: "
+              f"{refusals.uncovered_refused:>3}/{refusals.uncovered:<3}"
+              f"{refusals.covered_refused:>3}/{refusals.covered:<4}"
+              f"{summary.overall.hit_at(3):.2f}")
 
 
 def print_paraphrase_failures(questions: Sequence[Question], index: SearchIndex) -> None:
@@ -326,12 +464,16 @@ def target_failures(name: str, summary: Summary, targets: Targets) -> list[str]:
     return failures
 
 
-def _summary(questions: Sequence[Question], index: SearchIndex, bar: float) -> Summary:
-    """Figures of `index` with the passage bar `bar` (the file bar is the index's own)."""
+def _summary(
+    questions: Sequence[Question], index: SearchIndex, bar: float,
+    dense: DenseRanking | None = None,
+) -> Summary:
+    """Figures of `index` (re-ranked by `dense` when given) with the passage bar `bar` (the
+    file bar is the index's own)."""
     outcomes = evaluation.evaluate(
         questions,
-        lambda q, k: index.search(q, k, min_coverage=0.0),
-        lambda q: retrieve(index, q, TOP_K, bar, max_file_tokens=MAX_FILE_TOKENS),
+        lambda q, k: search(index, q, k, 0.0, dense),
+        lambda q: retrieve(index, q, TOP_K, bar, dense, max_file_tokens=MAX_FILE_TOKENS),
     )
     return evaluation.summarise(outcomes)
 

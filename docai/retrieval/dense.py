@@ -1,339 +1,346 @@
-"""Optional dense retrieval: chunk embeddings from a local model, ranked by cosine similarity.
+"""Dense ranking: the lexical candidates re-ranked by an embedding model, never waiting
+for the whole collection.
 
-Why alongside the lexical index: TF-IDF and BM25 only match shared terms, so a question
-that paraphrases the docs ("como deixo mais rápido?" against a section on "desempenho")
-finds nothing. An embedding model places both near each other. Its ranking is fused with
-the lexical ones by reciprocal rank fusion (`docai.retrieval.fusion`), which needs no score
-calibration between cosine and BM25.
+Why re-rank rather than search by vectors alone: TF-IDF and BM25 only match shared terms,
+so a question that paraphrases the docs, or asks in Portuguese about English docs, ranks
+the right passage low; an embedding model places both near each other. But embedding a
+whole collection on a CPU takes hours, so answers cannot wait for it. A question's own
+lexical candidates (the top `dense_candidates`) are embedded when their vectors are
+missing, before ranking; so a question gets the same passages whether or not a background
+pass has run, and the first answer after start-up waits for at most a few windows.
 
-Embedding is the expensive part, so `build_dense_index` embeds only chunks whose text is
-not in the on-disk store (`docai.index.vector_store`), and `DenseRetriever` keeps recent
-question vectors in memory. Errors from the model server surface as the `LLMError` types
-of `docai.llm.errors`, with messages that name `--embed-model`; the caller then falls back
-to lexical retrieval alone.
+What is embedded: each chunk as short windows (`docai.retrieval.windows`), a chunk scored
+by its best window. The dense order of the candidates is fused with the lexical order by
+reciprocal rank fusion with a small k (`dense_rrf_k`), so a chunk both orders put near the
+top wins, and a set where the embeddings are weaker keeps its lexical order nearly intact.
+
+The rest of the collection is embedded in small resumable steps (`embed_pending`: the REPL
+runs it in the background while idle, `docai index --embed` runs it to the end); every step
+saves, so Ctrl-C or exit loses at most one step. Once every chunk has its vectors, a dense
+ranking over the whole collection may join the fusion (`dense_full_weight`).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 from cachetools import LRUCache
 
 from docai import messages
-from docai.errors import CacheError
 from docai.index import vector_store
 from docai.index.chunk_table import ChunkTable
-from docai.llm.errors import LLMError, MalformedResponse, ModelNotFound, ServerError
+from docai.llm.errors import LLMError
 from docai.records import Chunk, Progress, progress_for
-from docai.retrieval.embedding_prompts import prompts_for
-from docai.retrieval.fusion import top
+from docai.retrieval.embedders import Embedder, embedder_for
+from docai.retrieval.fusion import reciprocal_rank_fusion, top
+from docai.retrieval.params import DEFAULT_PARAMS, RetrievalParams
+from docai.retrieval.window_vectors import WindowVectors
+from docai.retrieval.windows import windows
 from docai.settings import Settings
 
-# Texts per /api/embed request from here: small enough that the progress bar moves and a
-# failure late in a long build loses little (what was embedded is saved before raising).
-EMBED_BATCH_SIZE = 32
+# Windows embedded (and saved) per background step: about 10 s on a busy 2-core CPU, so
+# Ctrl-C loses little and a question never waits long behind a step.
+STEP_WINDOWS = 32
+# Windows per call to the model: a question's embedding can slip in between two calls.
+EMBED_BATCH = 8
 QUESTION_CACHE_SIZE = 256
-# Below this many chunks to embed the bar would only flicker.
-MIN_CHUNKS_FOR_BAR = 128
-# How the model server says a model has no embedding head (Ollama: HTTP 400/500/501).
-_CANNOT_EMBED = "support embeddings"
-
-
-class Embedder(Protocol):
-    """Anything that turns texts into vectors, e.g. `docai.llm.ollama.OllamaClient`."""
-
-    def embed(self, texts: Sequence[str], *, model: str) -> list[list[float]]: ...
-
-
-@dataclass(frozen=True, eq=False)
-class DenseIndex:
-    """Unit-length float32 `vectors[i]` for chunk i, in the order of `SearchIndex.chunks`.
-
-    `tiebreak[i]` is chunk i's place in (source, ordinal) order (`ChunkTable.tiebreak`, the
-    lexical rankings' tie rule), so equal cosines never make results depend on build order.
-    """
-
-    vectors: np.ndarray
-    tiebreak: np.ndarray
-
-    def __post_init__(self) -> None:
-        if self.vectors.ndim != 2 or self.tiebreak.shape != (self.vectors.shape[0],):
-            raise ValueError(
-                f"vectors {self.vectors.shape} do not match tiebreak {self.tiebreak.shape}"
-            )
-
-    def __len__(self) -> int:
-        return int(self.vectors.shape[0])
-
-    @property
-    def dimension(self) -> int:
-        return int(self.vectors.shape[1])
-
-    def rank(self, question_vector: np.ndarray, n: int) -> list[tuple[int, float]]:
-        """The `n` chunks most similar to the question: (row, cosine), best first."""
-        if len(self) == 0 or n < 1:
-            return []
-        query = _unit_rows(np.asarray(question_vector, dtype=np.float32).reshape(1, -1))[0]
-        if query.shape != (self.dimension,):
-            raise ValueError(f"question vector of {query.shape[0]} for {self.dimension} dims")
-        scores = self.vectors @ query
-        rows = top(np.arange(len(self)), scores, self.tiebreak, n)
-        return [(int(row), float(scores[row])) for row in rows.tolist()]
+# Below this many chunks left to embed, a progress bar would only flicker.
+MIN_CHUNKS_FOR_BAR = 16
 
 
 @dataclass(frozen=True, slots=True)
-class DenseReport:
-    """What a build did; `notices` are one-line pt-BR messages to show the user."""
+class Reranked:
+    """A ranking of chunk ids, best first, with its fused scores; `similarity` is the best
+    window cosine of the question among the candidates (None when dense did not run)."""
 
-    model: str
+    ranked: np.ndarray
+    scores: np.ndarray
+    similarity: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class PassReport:
+    """What `embed_pending` did: windows embedded, chunks whose windows all have vectors."""
+
+    embedded: int
+    chunks_done: int
     chunks: int
-    embedded: int  # distinct chunk texts sent to the model this time
-    reused: int  # distinct chunk texts whose vectors came from the store
-    dropped: int  # stored vectors of chunks that no longer exist
-    dimension: int
-    notices: tuple[str, ...]
 
-
-def build_dense_index(
-    chunks: Sequence[Chunk],
-    embedder: Embedder,
-    store_path: Path,
-    *,
-    model: str,
-    progress: Progress | None = None,
-    rebuild: bool = False,
-) -> tuple[DenseIndex, DenseReport]:
-    """Vectors for every chunk, embedding only texts the store at `store_path` lacks.
-
-    The store is rewritten (atomically) to hold exactly the current chunks' vectors. If the
-    model fails part-way, the vectors obtained so far are saved before the `LLMError` is
-    raised, so the next attempt resumes instead of starting over.
-    """
-    document_prompt = prompts_for(model).document
-    embedded = [document_prompt + chunk.text for chunk in chunks]
-    keys = [vector_store.checksum(text) for text in embedded]
-    texts = dict(zip(keys, embedded, strict=True))
-    stored, notices = _read_store(store_path, model, rebuild)
-    known = stored.by_key() if stored is not None else {}
-    fresh: dict[str, np.ndarray] = {}
-    dropped = len(known.keys() - texts.keys())
-    try:
-        missing = [key for key in texts if key not in known]
-        with progress_for(
-            progress, messages.DENSE_PROGRESS, len(missing), minimum=MIN_CHUNKS_FOR_BAR
-        ) as advance:
-            _embed_into(fresh, missing, texts, embedder, model, advance)
-            if not _compatible(known, fresh):
-                notices.append(_rebuilt(model, messages.DENSE_DIMENSION_CHANGED.format(
-                    new=_dimension(fresh), old=_dimension(known))))
-                known = {}
-                _embed_into(fresh, [k for k in texts if k not in fresh], texts, embedder,
-                            model, advance)
-    finally:
-        table = (known if _compatible(known, fresh) else {}) | fresh
-        if fresh or dropped or notices:
-            saved = [key for key in texts if key in table]
-            notices.extend(_save(store_path, model, saved, table))
-    dimension = _dimension(table) or (stored.dimension if stored is not None else 0)
-    vectors = _stack([table[key] for key in keys], dimension)
-    report = DenseReport(
-        model=model,
-        chunks=len(chunks),
-        embedded=len(fresh),
-        reused=len(texts) - len(fresh),
-        dropped=dropped,
-        dimension=dimension,
-        notices=tuple(notices),
-    )
-    return DenseIndex(vectors, ChunkTable.of(chunks).tiebreak()), report
-
-
-class DenseRetriever:
-    """Ranks chunks for a question with one embedding call, or none for a repeated question."""
-
-    def __init__(
-        self,
-        index: DenseIndex,
-        embedder: Embedder,
-        model: str,
-        *,
-        cache_size: int = QUESTION_CACHE_SIZE,
-    ) -> None:
-        self.index = index
-        self.model = model
-        self._query_prompt = prompts_for(model).query
-        self._embedder = embedder
-        self._questions: LRUCache[str, np.ndarray] = LRUCache(cache_size)
-
-    def rank(self, question: str, n: int) -> list[tuple[int, float]]:
-        """(row, cosine) of the `n` closest chunks, best first. Raises `LLMError` subclasses."""
-        if len(self.index) == 0 or n < 1:
-            return []
-        vector = self._questions.get(question)
-        if vector is None:
-            vector = _embed(self._embedder, [self._query_prompt + question], self.model)[0]
-            if vector.shape[0] != self.index.dimension:
-                raise MalformedResponse(messages.DENSE_QUESTION_DIMENSION.format(
-                    model=self.model, got=vector.shape[0], expected=self.index.dimension))
-            self._questions[question] = vector
-        return self.index.rank(vector, n)
+    @property
+    def complete(self) -> bool:
+        return self.chunks_done == self.chunks
 
 
 class DenseRanking:
-    """The dense ranking as retrieval consumes it: chunk rows only, and switched off after
-    the first model error, so a server that goes away mid-session costs one warning and
-    answers carry on with the lexical ranking alone."""
+    """Dense re-ranking for the chunks of one index (`SearchIndex.chunks`, same rows).
 
-    def __init__(self, retriever: DenseRetriever, warn: Callable[[str], None]) -> None:
-        self._retriever: DenseRetriever | None = retriever
+    `warn` receives one pt-BR line when the embedder fails: dense is then switched off for
+    the session and answers carry on with the lexical ranking alone.
+    """
+
+    def __init__(
+        self,
+        chunks: Sequence[Chunk],
+        embedder: Embedder,
+        vectors: WindowVectors,
+        *,
+        params: RetrievalParams = DEFAULT_PARAMS,
+        warn: Callable[[str], None] = lambda line: None,
+    ) -> None:
+        self.chunks = ChunkTable.of(chunks)
+        self.embedder = embedder
+        self.vectors = vectors
+        self.params = params
         self._warn = warn
+        self._tiebreak = self.chunks.tiebreak()
+        self._questions: LRUCache[str, np.ndarray] = LRUCache(QUESTION_CACHE_SIZE)
+        self._windows: dict[int, tuple[str, ...]] = {}
+        self._lock = threading.Lock()  # one embedding job at a time: a question or a step
+        self._failed: str | None = None
+        self._cursor = 0  # chunks before it have every window's vector
+        self._complete = False  # a pass found every chunk's vectors
+        self._full: tuple[np.ndarray, np.ndarray] | None = None
 
-    def rows(self, question: str, n: int) -> list[int]:
-        if self._retriever is None:
-            return []
+    def with_params(self, params: RetrievalParams) -> DenseRanking:
+        """The same embedder, vectors and question cache ranking with other `params` (and,
+        when the windows are the same, what the background pass found)."""
+        other = DenseRanking(self.chunks, self.embedder, self.vectors, params=params,
+                             warn=self._warn)
+        other._questions = self._questions
+        if (params.window_chars, params.window_overlap) == (
+            self.params.window_chars, self.params.window_overlap
+        ):
+            other._windows, other._cursor = self._windows, self._cursor
+            other._complete, other._full = self._complete, self._full
+        return other
+
+    @property
+    def active(self) -> bool:
+        """False once the embedder has failed (dense is off for the rest of the session)."""
+        return self._failed is None
+
+    # --- ranking ----------------------------------------------------------------------------
+    def rerank(self, question: str, ranked: np.ndarray, scores: np.ndarray) -> Reranked:
+        """`ranked` (the lexical ranking, best first) with its top candidates re-ranked by
+        their best window's cosine with the question, fused with the lexical order.
+
+        Embeds the candidates' missing windows and the question first (a few seconds for a
+        cold question on a CPU, nothing for a warm one). On an embedder error, warns once
+        and returns the lexical ranking unchanged.
+        """
+        params = self.params
+        candidates = ranked[: params.dense_candidates]
+        if self._failed is not None or len(candidates) == 0:
+            return Reranked(ranked, scores, None)
         try:
-            return [row for row, _ in self._retriever.rank(question, n)]
+            self._embed_windows(self._missing(candidates))
+            query = self.question_vector(question)
         except LLMError as error:
-            self._retriever = None
+            self._fail(error)
+            return Reranked(ranked, scores, None)
+        similarities = self._chunk_similarities(candidates, query)
+        dense_order = candidates[np.lexsort((self._tiebreak[candidates], -similarities))]
+        rankings = [ranked[: params.rank_depth], dense_order]
+        weights = list(params.rerank_weights)
+        if params.dense_full_weight > 0 and (full := self.full_ranking(query)) is not None:
+            rankings.append(full)
+            weights.append(params.dense_full_weight)
+        fused, fused_scores = reciprocal_rank_fusion(
+            rankings, self._tiebreak, k=params.dense_rrf_k, weights=weights
+        )
+        return Reranked(fused, fused_scores, float(similarities.max()))
+
+    def question_vector(self, question: str) -> np.ndarray:
+        """The question's unit vector (kept for the last questions)."""
+        vector = self._questions.get(question)
+        if vector is None:
+            with self._lock:
+                vector = self.embedder.embed_queries([question])[0]
+            self._questions[question] = vector
+        return vector
+
+    def full_ranking(self, query: np.ndarray) -> np.ndarray | None:
+        """The `rank_depth` chunks of the whole collection closest to `query` (best window
+        first), or None until every chunk has its vectors."""
+        if not self._complete or len(self.chunks) == 0:
+            return None
+        if self._full is None:  # stacked on first use: most sessions never rank this way
+            keys = [self._keys(row) for row in range(len(self.chunks))]
+            counts = np.array([len(chunk) for chunk in keys], dtype=np.int64)
+            starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+            self._full = (self.vectors.get([key for chunk in keys for key in chunk]), starts)
+        matrix, starts = self._full
+        if matrix.shape[1] != query.shape[0]:
+            return None
+        scores = np.maximum.reduceat(matrix @ query, starts)
+        rows = np.arange(len(self.chunks), dtype=np.int64)
+        return top(rows, scores, self._tiebreak, self.params.rank_depth)
+
+    # --- the background pass ----------------------------------------------------------------
+    def embed_pending(
+        self,
+        *,
+        progress: Progress | None = None,
+        stop: Callable[[], bool] = lambda: False,
+        step: int = STEP_WINDOWS,
+        prune: bool = True,
+    ) -> PassReport:
+        """Embed the windows of the collection that lack vectors, `step` windows at a time,
+        saving after each step, until done or `stop()` says so (checked between steps).
+
+        Safe to run in a thread while questions are asked. At the end, every chunk has its
+        vectors: the whole-collection ranking becomes available and, with `prune`, vectors
+        of windows that no longer exist are dropped from the store. When the embedder fails,
+        what was embedded is saved, `warn` gets one line, dense is off for the session and
+        the report says the pass is not complete (no exception: a background thread has
+        no one to raise to).
+        """
+        total = len(self.chunks)
+        embedded = 0
+        self._advance_cursor()
+        # `minimum` counts from the cursor: what decides is the work left, not the total.
+        with progress_for(progress, messages.DENSE_PROGRESS, total,
+                          minimum=MIN_CHUNKS_FOR_BAR + self._cursor, done=self._cursor) as advance:
+            while self._cursor < total and self._failed is None and not stop():
+                before = self._cursor
+                rows, keys = self._next_missing(self._cursor, step)
+                try:
+                    self._embed_windows(keys)
+                except LLMError as error:
+                    self._fail(error)
+                    break
+                embedded += len(keys)
+                self._advance_cursor(rows)
+                advance(self._cursor - before)
+        if self._cursor == total and not self._complete:
+            self._complete = True
+            if prune:
+                self.vectors.save(keep={key for row in range(total) for key in self._keys(row)})
+                self._report_notices()
+        return PassReport(embedded, self._cursor, total)
+
+    def pending(self) -> bool:
+        """Whether some chunk still lacks vectors (after the last pass looked)."""
+        return self._cursor < len(self.chunks)
+
+    # --- internals --------------------------------------------------------------------------
+    def _keys(self, row: int) -> tuple[str, ...]:
+        keys = self._windows.get(row)
+        if keys is None:
+            keys = tuple(vector_store.checksum(text) for text in self._texts(row))
+            self._windows[row] = keys
+        return keys
+
+    def _texts(self, row: int) -> tuple[str, ...]:
+        params = self.params
+        return windows(self.chunks.texts[row], params.window_chars, params.window_overlap)
+
+    def _missing(self, rows: np.ndarray) -> list[tuple[int, str]]:
+        """(row, key) of each window of `rows` without a vector, each key once."""
+        found: dict[str, int] = {}
+        for row in rows.tolist():
+            for key in self.vectors.missing(self._keys(row)):
+                found.setdefault(key, row)
+        return [(row, key) for key, row in found.items()]
+
+    def _next_missing(self, start: int, limit: int) -> tuple[int, list[tuple[int, str]]]:
+        """From chunk `start` on, the missing windows of the next chunks, about `limit`
+        (whole chunks), and the row after the last chunk looked at."""
+        rows: list[int] = []
+        count = 0
+        row = start
+        while row < len(self.chunks) and count < limit:
+            count += len(self.vectors.missing(self._keys(row)))
+            rows.append(row)
+            row += 1
+        return row, self._missing(np.array(rows, dtype=np.int64))
+
+    def _advance_cursor(self, limit: int | None = None) -> None:
+        """Move the cursor past chunks whose windows all have vectors."""
+        end = len(self.chunks) if limit is None else limit
+        while self._cursor < end and not self.vectors.missing(self._keys(self._cursor)):
+            self._cursor += 1
+
+    def _embed_windows(self, wanted: list[tuple[int, str]]) -> None:
+        """Embed the windows (row, key) and save, in batches (what was embedded before a
+        failure is saved)."""
+        if not wanted:
+            return
+        texts: dict[str, str] = {}
+        for row in dict.fromkeys(row for row, _ in wanted):
+            texts.update(zip(self._keys(row), self._texts(row), strict=True))
+        try:
+            for start in range(0, len(wanted), EMBED_BATCH):
+                batch = [key for _, key in wanted[start : start + EMBED_BATCH]]
+                with self._lock:
+                    vectors = self.embedder.embed_passages([texts[key] for key in batch])
+                self.vectors.add(batch, vectors)
+        finally:
+            self.vectors.save()
+            self._report_notices()
+
+    def _chunk_similarities(self, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """Each chunk's best window cosine with `query`."""
+        keys = [self._keys(row) for row in rows.tolist()]
+        matrix = self.vectors.get([key for chunk in keys for key in chunk])
+        if matrix.shape[1] != query.shape[0]:
+            self._fail(LLMError(messages.DENSE_QUESTION_DIMENSION.format(
+                model=self.embedder.name, got=query.shape[0], expected=matrix.shape[1])))
+            return np.zeros(len(rows), dtype=np.float32)
+        starts = np.cumsum([0] + [len(chunk) for chunk in keys[:-1]])
+        return np.maximum.reduceat(matrix @ query, starts)
+
+    def _fail(self, error: LLMError) -> None:
+        if self._failed is None:
+            self._failed = str(error)
             self._warn(messages.DENSE_FALLBACK.format(reason=error))
-            return []
+
+    def _report_notices(self) -> None:
+        while self.vectors.notices:
+            self._warn(self.vectors.notices.pop(0))
+
+
+def open_dense_ranking(
+    chunks: Sequence[Chunk],
+    embedder: Embedder,
+    cache_dir: Path,
+    *,
+    params: RetrievalParams = DEFAULT_PARAMS,
+    rebuild: bool = False,
+    warn: Callable[[str], None] = lambda line: None,
+) -> DenseRanking:
+    """The dense ranking of `chunks` with `embedder`, its vectors kept in `cache_dir` (the
+    index's folder, `Settings.resolved_cache_dir()`). Reads the store; embeds nothing and
+    loads no model yet, so it costs nothing at start-up."""
+    path = vector_store.store_path(cache_dir, embedder.name)
+    vectors = WindowVectors(path, embedder.name, rebuild=rebuild)
+    ranking = DenseRanking(chunks, embedder, vectors, params=params, warn=warn)
+    ranking._report_notices()
+    return ranking
 
 
 def open_dense(
     settings: Settings,
     chunks: Sequence[Chunk],
     *,
-    progress: Progress | None,
+    progress: Progress | None = None,
     warn: Callable[[str], None],
+    params: RetrievalParams = DEFAULT_PARAMS,
 ) -> DenseRanking | None:
-    """The dense ranking when `--embed-model` is set, else None.
+    """The dense ranking when `--embed-model` names a server model, else None.
 
-    Embeds what the store lacks (`build_dense_index`); when the model server cannot embed,
-    warns and returns None: lexical retrieval alone still answers.
+    Nothing is embedded here: candidates are embedded question by question (`rerank`).
+    `progress` is unused (kept for callers of the former up-front build).
     """
+    del progress
     if not settings.embed_model or not chunks:
         return None
-    from docai.llm.ollama import OllamaClient  # the only server with an embeddings API here
-
-    client = OllamaClient(settings.ollama_url, settings.model, read_timeout=settings.read_timeout)
-    store = vector_store.store_path(settings.resolved_cache_dir(), settings.embed_model)
-    try:
-        index, report = build_dense_index(
-            chunks, client, store, model=settings.embed_model,
-            progress=progress, rebuild=settings.rebuild,
-        )
-    except LLMError as error:
-        client.close()
-        warn(messages.DENSE_FALLBACK.format(reason=error))
-        return None
-    for notice in report.notices:
-        warn(notice)
-    return DenseRanking(DenseRetriever(index, client, settings.embed_model), warn)
-
-
-def _read_store(
-    path: Path, model: str, rebuild: bool
-) -> tuple[vector_store.StoredVectors | None, list[str]]:
-    if rebuild:
-        return None, [_rebuilt(model, messages.CACHE_REBUILD_ASKED)]
-    try:
-        return vector_store.load(path, model), []
-    except CacheError as error:
-        return None, [_rebuilt(model, str(error))]
-
-
-def _rebuilt(model: str, reason: str) -> str:
-    return messages.DENSE_STORE_REBUILT.format(model=model, reason=reason)
-
-
-def _save(path: Path, model: str, keys: list[str], table: dict[str, np.ndarray]) -> list[str]:
-    """Write the store; a notice instead of an error when the folder is unwritable."""
-    dimension = _dimension(table)
-    stored = vector_store.StoredVectors(
-        model=model,
-        keys=np.asarray(keys, dtype=vector_store.CHECKSUM_DTYPE).reshape(-1),
-        vectors=_stack([table[key] for key in keys], dimension),
+    return open_dense_ranking(
+        chunks, embedder_for(settings), settings.resolved_cache_dir(), params=params,
+        rebuild=settings.rebuild, warn=warn,
     )
-    try:
-        vector_store.save(path, stored)
-    except OSError as error:
-        return [messages.DENSE_NOT_SAVED.format(path=path, reason=error.strerror or error)]
-    return []
 
-
-def _embed_into(
-    table: dict[str, np.ndarray],
-    keys: list[str],
-    texts: dict[str, str],
-    embedder: Embedder,
-    model: str,
-    advance: Callable[[int], None],
-) -> None:
-    """Add the vectors of `keys` to `table`, batch by batch (kept if a later batch fails)."""
-    for start in range(0, len(keys), EMBED_BATCH_SIZE):
-        batch = keys[start : start + EMBED_BATCH_SIZE]
-        vectors = _embed(embedder, [texts[key] for key in batch], model)
-        expected = _dimension(table)
-        if expected and vectors.shape[1] != expected:
-            raise MalformedResponse(messages.DENSE_BAD_VECTORS.format(
-                model=model, problem=messages.DENSE_PROBLEM_SHAPE))
-        table.update(zip(batch, vectors, strict=True))
-        advance(len(batch))
-
-
-def _embed(embedder: Embedder, texts: list[str], model: str) -> np.ndarray:
-    """Unit-length float32 rows, one per text; server errors reworded for `--embed-model`."""
-    try:
-        raw = embedder.embed(texts, model=model)
-    except ModelNotFound as error:
-        raise ModelNotFound(
-            messages.DENSE_MODEL_NOT_FOUND.format(model=model), model=model
-        ) from error
-    except ServerError as error:
-        if _CANNOT_EMBED not in error.server_message:
-            raise
-        raise ServerError(
-            messages.DENSE_CANNOT_EMBED.format(model=model, detail=error.server_message),
-            server_message=error.server_message,
-            status=error.status,
-        ) from error
-    if len(raw) != len(texts):
-        problem = messages.DENSE_PROBLEM_COUNT.format(got=len(raw), expected=len(texts))
-        raise MalformedResponse(messages.DENSE_BAD_VECTORS.format(model=model, problem=problem))
-    try:
-        vectors = np.asarray(raw, dtype=np.float32)
-    except ValueError as error:  # ragged lists
-        raise MalformedResponse(messages.DENSE_BAD_VECTORS.format(
-            model=model, problem=messages.DENSE_PROBLEM_SHAPE)) from error
-    if vectors.ndim != 2 or vectors.shape[1] == 0:
-        raise MalformedResponse(messages.DENSE_BAD_VECTORS.format(
-            model=model, problem=messages.DENSE_PROBLEM_SHAPE))
-    if not np.isfinite(vectors).all():
-        raise MalformedResponse(messages.DENSE_BAD_VECTORS.format(
-            model=model, problem=messages.DENSE_PROBLEM_VALUES))
-    return _unit_rows(vectors)
-
-
-def _unit_rows(vectors: np.ndarray) -> np.ndarray:
-    """Rows scaled to length 1 (a zero row stays zero: it matches nothing)."""
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
-
-
-def _compatible(known: dict[str, np.ndarray], fresh: dict[str, np.ndarray]) -> bool:
-    """False when stored and new vectors differ in size (the model behind the name changed)."""
-    return not known or not fresh or _dimension(known) == _dimension(fresh)
-
-
-def _dimension(table: dict[str, np.ndarray]) -> int:
-    return int(next(iter(table.values())).shape[0]) if table else 0
-
-
-def _stack(rows: list[np.ndarray], dimension: int) -> np.ndarray:
-    if not rows:
-        return np.zeros((0, dimension), dtype=np.float32)
-    return np.stack(rows).astype(np.float32, copy=False)

@@ -38,6 +38,21 @@ class RetrievalParams:
     rank_depth: int = 100
     # How many dense candidates join the fusion: as deep as the lexical rankings go.
     dense_depth: int = 100
+    # Dense re-ranking (`docai.retrieval.dense`): each chunk embedded as windows of about
+    # this many characters (heading line + paragraphs), scored by its best window.
+    window_chars: int = 600
+    # Characters of trailing paragraphs a window repeats from the one before (0: none).
+    window_overlap: int = 0
+    # How many lexical candidates are embedded (when missing) and re-ranked per question.
+    dense_candidates: int = 20
+    # RRF k of the re-ranking: small, so the top of each order counts far more than its tail.
+    dense_rrf_k: int = 10
+    # Lexical and dense votes in the re-ranking: lexical first, so a set where the embeddings
+    # are weaker (Borg, Flask) keeps its order, and dense reorders near-ties (make eval-dense).
+    rerank_weights: tuple[float, float] = (3.0, 1.0)
+    # Vote of the dense ranking over the whole collection, once every chunk has vectors
+    # (0: never; then results never depend on how far the background pass got).
+    dense_full_weight: float = 0.0
     # TF-IDF cosine above which a chunk copies a better hit and is dropped (None: keep all).
     duplicate_similarity: float | None = 0.85
 
@@ -56,6 +71,15 @@ class RetrievalParams:
     absent_everyday_share: float = 0.4
     # A multi-word name with a word in over this share of chunks is not looked up: too common.
     common_name_word_share: float = 0.1
+    # With dense re-ranking: passages whose best window is less similar to the question than
+    # this are refused even when they cover its words (0: never). Off, as is the rescue
+    # below: on the tuned sets multilingual E5's cosines of answered and unanswerable
+    # questions overlap (0.82-0.92 both), so any threshold costs as many as it wins.
+    dense_refuse_below: float = 0.0
+    # ... and passages more similar than this are accepted when they cover at least
+    # `dense_accept_coverage` of the question, under the bar (above 1: never).
+    dense_accept_above: float = 1.01
+    dense_accept_coverage: float = 0.0
 
 
 DEFAULT_PARAMS = RetrievalParams()

@@ -190,40 +190,62 @@ class SearchIndex:
         passage bar of `params` (`min_coverage`). The bar accepts or refuses the top hits
         as a whole: it says whether the docs answer the question, not how to order them.
         """
+        ranking = self.rank(question, k)
+        if ranking is None:
+            return []
+        ranked, scores = ranking
+        if dense_rows:
+            # Dense retrieval (optional embeddings) votes as one more ranking, by rank only.
+            depth = max(self.params.rank_depth, 4 * k)
+            ranked, scores = reciprocal_rank_fusion(
+                [ranked[:depth], np.asarray(dense_rows[:depth], dtype=np.int64)],
+                self._tiebreak,
+                k=self.params.rrf_k,
+                weights=self.params.dense_weights,
+            )
+        return self.top_hits(question, ranked, scores, k, min_coverage)
+
+    def rank(self, question: str, k: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The lexical ranking for `question`: (chunk ids, the method's scores), best first,
+        as deep as `rank_depth` (at least 4 `k`); None when no question term is known."""
         ids, counts = self._query(question)
         if len(ids) == 0 or k < 1:
-            return []
+            return None
         cosine = self._tfidf.scores(ids, counts)
         candidates = np.flatnonzero(cosine > 0)
         params = self.params
         depth = max(params.rank_depth, 4 * k)
         if self.method == "tfidf":
-            ranked, scores = _ranked(candidates, cosine, self._tiebreak, depth)
-        elif self.method == "bm25":
-            bm25 = self._bm25.scores(ids, counts)
-            ranked, scores = _ranked(candidates, bm25, self._tiebreak, depth)
-        else:
-            bm25 = self._bm25.scores(ids, counts)
-            ranked, scores = reciprocal_rank_fusion(
-                [top(candidates, cosine, self._tiebreak, depth),
-                 top(candidates, bm25, self._tiebreak, depth)],
-                self._tiebreak,
-                k=params.rrf_k,
-                weights=params.hybrid_weights,
-            )
-        if dense_rows:
-            # Dense retrieval (optional embeddings) votes as one more ranking, by rank only.
-            ranked, scores = reciprocal_rank_fusion(
-                [ranked[:depth], np.asarray(dense_rows[:depth], dtype=np.int64)],
-                self._tiebreak,
-                k=params.rrf_k,
-                weights=params.dense_weights,
-            )
+            return _ranked(candidates, cosine, self._tiebreak, depth)
+        bm25 = self._bm25.scores(ids, counts)
+        if self.method == "bm25":
+            return _ranked(candidates, bm25, self._tiebreak, depth)
+        return reciprocal_rank_fusion(
+            [top(candidates, cosine, self._tiebreak, depth),
+             top(candidates, bm25, self._tiebreak, depth)],
+            self._tiebreak,
+            k=params.rrf_k,
+            weights=params.hybrid_weights,
+        )
+
+    def top_hits(
+        self,
+        question: str,
+        ranked: np.ndarray,
+        scores: np.ndarray,
+        k: int,
+        min_coverage: float | None = None,
+        similarity: float | None = None,
+    ) -> list[Hit]:
+        """The first `k` of a ranking (`rank`, maybe re-ranked), near-duplicates skipped, or
+        [] when they fail the bar: their concept coverage of the question, with the dense
+        `similarity` of the question to them when there is one (`covers`)."""
         positions = self._diverse_positions(ranked, k)
-        rows = ranked[positions]
         bar = self.passage_bar(min_coverage)
-        if bar > 0 and self.coverage(question, rows) < bar:
-            return []
+        if bar > 0:
+            covered = self.coverage(question, ranked[positions])
+            if not covers(covered, similarity, bar, self.params):
+                return []
         return [Hit(self.chunks[ranked[p]], float(scores[p])) for p in positions]
 
     def passage_bar(self, min_coverage: float | None) -> float:
@@ -281,6 +303,25 @@ class SearchIndex:
             if len(chosen) == k or size >= len(ranked):
                 return chosen
             size *= 4
+
+
+def covers(
+    coverage: float, similarity: float | None, bar: float, params: RetrievalParams
+) -> bool:
+    """Whether passages with this concept `coverage` of the question answer it.
+
+    Without a dense similarity, the coverage bar alone decides. With one, passages far
+    from the question in meaning (`dense_refuse_below`) are refused whatever words they
+    share with it, and passages very close in meaning (`dense_accept_above`) are accepted
+    under the bar, down to `dense_accept_coverage` (the question's words were paraphrased).
+    """
+    if similarity is None:
+        return coverage >= bar
+    if similarity < params.dense_refuse_below:
+        return False
+    if similarity >= params.dense_accept_above and coverage >= params.dense_accept_coverage:
+        return True
+    return coverage >= bar
 
 
 def _ranked(

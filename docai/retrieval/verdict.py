@@ -50,9 +50,19 @@ def search(
     min_coverage: float | None = None,
     dense: DenseRanking | None = None,
 ) -> list[Hit]:
-    """The top passages, with the optional dense ranking fused in (what `docai search` shows)."""
-    dense_rows = dense.rows(question, index.params.dense_depth) if dense is not None else None
-    return index.search(question, k, min_coverage, dense_rows=dense_rows)
+    """The top passages, re-ranked by the optional dense ranking (what `docai search` shows).
+
+    With `dense`, the question's lexical candidates are embedded first when their vectors
+    are missing, so the result never depends on how far a background pass got."""
+    ranking = index.rank(question, k)
+    if ranking is None:
+        return []
+    ranked, scores = ranking
+    similarity = None
+    if dense is not None:
+        reranked = dense.rerank(question, ranked, scores)
+        ranked, scores, similarity = reranked.ranked, reranked.scores, reranked.similarity
+    return index.top_hits(question, ranked, scores, k, min_coverage, similarity)
 
 
 def retrieve(

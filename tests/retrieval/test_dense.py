@@ -1,250 +1,276 @@
-"""Dense retrieval against FakeOllama over real HTTP, with the vector store in tmp_path."""
+"""Dense re-ranking over real indexes of real files, with embeddings from an Ollama-protocol
+server on 127.0.0.1 (deterministic vectors) and the vector store in tmp_path."""
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 
 from docai import messages
 from docai.index import vector_store
-from docai.index.chunk_table import ChunkTable
-from docai.llm.errors import ModelNotFound, ServerError, ServerUnreachable
-from docai.llm.ollama import OllamaClient
-from docai.records import Chunk
-from docai.retrieval.dense import (
-    EMBED_BATCH_SIZE,
-    DenseIndex,
-    DenseRetriever,
-    build_dense_index,
-)
-from tests.support.fake_ollama import EMBED_DIMENSIONS, FakeOllama, Responder
+from docai.retrieval.dense import DenseRanking, open_dense_ranking
+from docai.retrieval.embedders import OllamaEmbedder
+from docai.retrieval.params import DEFAULT_PARAMS
+from docai.retrieval.search_index import SearchIndex, covers, open_index
+from docai.retrieval.verdict import search
+from docai.retrieval.windows import windows
+from docai.settings import Settings
+from tests.retrieval.fake_embeddings import EmbeddingOllama
 from tests.support.network import closed_port_url
 
-MODEL = "all-minilm"  # a model without task prompts: the server sees the texts as they are
-TEXTS = (
-    "Instalação\nInstale o pacote com pip install docai no terminal.",
-    "Configuração\nO arquivo de configuração fica na pasta do usuário.",
-    "Desempenho\nO índice é salvo em disco e carregado rapidamente.",
-)
+MODEL = "all-minilm"  # no task prompts: the server sees window texts as they are
+TOPICS = ("instalação", "configuração", "desempenho", "temas", "plugins", "servidor",
+          "backup", "senha", "rede", "cache", "idioma", "atalhos")
+QUESTIONS = ("como instalo os plugins?", "onde fica a configuração do servidor?",
+             "o desempenho dos temas", "pip install docai")
 
 
-class PickyOllama(FakeOllama):
-    """FakeOllama plus two real-server behaviours the shared fake lacks.
-
-    `/api/embed` on a model without the "embedding" capability answers like Ollama
-    ("this model does not support embeddings"), and `embed_fail_after` makes every embed
-    request after the first N fail, as a server that crashes mid-build.
-    """
-
-    def __init__(self, *, embed_fail_after: int | None = None, **knobs: Any) -> None:
-        super().__init__(**knobs)
-        self.embed_fail_after = embed_fail_after
-
-    def handle(
-        self, respond: Responder, method: str, path: str, body: Any, headers: dict[str, str]
-    ) -> None:
-        if path == "/api/embed":
-            model = self._find(str((body or {}).get("model", "")))
-            if model is not None and "embedding" not in model.capabilities:
-                respond.send_json(400, {"error": "this model does not support embeddings"})
-                return
-            done = len(self.bodies("/api/embed")) - 1
-            if self.embed_fail_after is not None and done >= self.embed_fail_after:
-                respond.send_json(500, {"error": "llama runner process has terminated"})
-                return
-        super().handle(respond, method, path, body, headers)
+def write_docs(folder: Path) -> Path:
+    """Twelve files of three sections each, every section long enough for two windows;
+    half of them speak of installing with pip."""
+    folder.mkdir()
+    for number, topic in enumerate(TOPICS):
+        sections = []
+        for part in range(3):
+            common = "instale, configure e rode com pip install docai" if number % 2 else ""
+            paragraphs = [
+                f"O {topic} da parte {part} explica o passo {step} {common} ({topic}, {step})."
+                for step in range(8)
+            ]
+            sections.append(f"## {topic.title()} {part}\n\n" + "\n\n".join(paragraphs))
+        (folder / f"{number}-{topic}.md").write_text(
+            f"# {topic.title()}\n\n" + "\n\n".join(sections), encoding="utf-8")
+    return folder
 
 
 @pytest.fixture
-def fake() -> Iterator[PickyOllama]:
-    with PickyOllama() as server:
+def docs(tmp_path: Path) -> Path:
+    return write_docs(tmp_path / "docs")
+
+
+@pytest.fixture
+def fake() -> Iterator[EmbeddingOllama]:
+    with EmbeddingOllama() as server:
         yield server
 
 
-def client_for(url: str) -> OllamaClient:
-    return OllamaClient(url, "deepseek-r1", backoff=0.01, read_timeout=5.0, connect_timeout=2.0)
+def index_of(docs: Path, cache: Path) -> tuple[SearchIndex, Path]:
+    settings = Settings(docs_dir=docs, cache_dir=cache)
+    index, _ = open_index(settings)
+    return index, settings.resolved_cache_dir()
 
 
-def chunks_of(*texts: str) -> list[Chunk]:
-    return [
-        Chunk(source=f"doc{i}.md", heading_path=(text.split("\n")[0],), ordinal=0, text=text,
-              tokens=len(text.split()))
-        for i, text in enumerate(texts)
-    ]
+@contextmanager
+def dense_for(
+    index: SearchIndex, cache_dir: Path, url: str, warnings: list[str] | None = None
+) -> Iterator[DenseRanking]:
+    embedder = OllamaEmbedder(url, MODEL, retries=0)
+    sink = warnings if warnings is not None else []
+    try:
+        yield open_dense_ranking(index.chunks, embedder, cache_dir, warn=sink.append)
+    finally:
+        embedder.close()
 
 
-def embedded_texts(fake: FakeOllama) -> list[str]:
-    """Every text sent to /api/embed, in order."""
-    return [text for body in fake.bodies("/api/embed") for text in body["input"]]
+def all_windows(index: SearchIndex) -> set[str]:
+    return {w for chunk in index.chunks
+            for w in windows(chunk.text, DEFAULT_PARAMS.window_chars)}
 
 
-def build(fake: FakeOllama, store: Path, texts: tuple[str, ...] | list[str], **options: Any):
-    with client_for(fake.url) as client:
-        return build_dense_index(chunks_of(*texts), client, store, model=MODEL, **options)
+def results(index: SearchIndex, dense: DenseRanking) -> list[list[tuple[str, int, float]]]:
+    return [[(hit.chunk.source, hit.chunk.ordinal, round(hit.score, 9))
+             for hit in search(index, question, 5, 0.0, dense)] for question in QUESTIONS]
 
 
-def npy_bytes(array: np.ndarray) -> bytes:
-    buffer = io.BytesIO()
-    np.save(buffer, array)
-    return buffer.getvalue()
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Path:
-    return vector_store.store_path(tmp_path / "cache", MODEL)
-
-
-def test_only_new_or_changed_chunks_are_embedded_again(fake: PickyOllama, store: Path) -> None:
-    index, report = build(fake, store, TEXTS)
-    assert sorted(embedded_texts(fake)) == sorted(TEXTS)
-    assert (len(index), index.dimension, report.embedded, report.reused) == (3, 64, 3, 0)
-    assert report.notices == ()
-
-    edited = (TEXTS[0], TEXTS[1] + " Edite com cuidado.", TEXTS[2])
-    sent_before = len(embedded_texts(fake))
-    _, report = build(fake, store, edited)
-    assert embedded_texts(fake)[sent_before:] == [edited[1]]
-    assert (report.embedded, report.reused) == (1, 2)
-
-    requests_before = len(fake.bodies("/api/embed"))
-    _, report = build(fake, store, edited)
-    assert len(fake.bodies("/api/embed")) == requests_before
-    assert (report.embedded, report.reused) == (0, 3)
-
-
-def test_vectors_of_removed_chunks_are_dropped_from_the_store(
-    fake: PickyOllama, store: Path
+def test_search_is_the_same_whether_or_not_a_background_pass_ran(
+    docs: Path, tmp_path: Path, fake: EmbeddingOllama
 ) -> None:
-    build(fake, store, TEXTS)
-    _, report = build(fake, store, TEXTS[:2])
-    saved = vector_store.load(store, MODEL)
-    assert saved is not None
-    assert sorted(saved.keys.tolist()) == sorted(vector_store.checksum(t) for t in TEXTS[:2])
-    assert report.dropped == 1
+    index, cold_dir = index_of(docs, tmp_path / "cold")
+    _, warm_dir = index_of(docs, tmp_path / "warm")
+    with dense_for(index, warm_dir, fake.url) as warm:
+        report = warm.embed_pending()
+        assert report.complete and report.embedded == len(all_windows(index))
+        warm_results = results(index, warm)
+    sent = len(fake.embedded_texts())
+    with dense_for(index, cold_dir, fake.url) as cold:
+        cold_results = results(index, cold)
+
+    assert cold_results == warm_results
+    lexical = [[(h.chunk.source, h.chunk.ordinal) for h in index.search(q, 5, 0.0)]
+               for q in QUESTIONS]
+    assert lexical != [[(s, o) for s, o, _ in found] for found in cold_results]  # it re-ranked
+    cold_windows = [t for t in fake.embedded_texts()[sent:] if t not in QUESTIONS]
+    # Only the candidates were embedded, each window once.
+    assert len(cold_windows) == len(set(cold_windows)) < len(all_windows(index))
 
 
-def test_temp_files_of_a_killed_store_write_are_swept_by_the_next_save(
-    fake: PickyOllama, store: Path
+def test_an_interrupted_background_pass_resumes_where_it_stopped(
+    docs: Path, tmp_path: Path, fake: EmbeddingOllama
 ) -> None:
-    build(fake, store, TEXTS)
-    leftover = store.parent / f".{store.name}.k1ll3d.tmp"
-    leftover.write_bytes(b"half a file")
-    build(fake, store, TEXTS[:2])
-    assert not leftover.exists()
-    assert vector_store.load(store, MODEL) is not None
+    index, cache_dir = index_of(docs, tmp_path / "cache")
+    steps = iter([False, True])  # one step, then "stop" (the REPL got a question, or exit)
+    with dense_for(index, cache_dir, fake.url) as dense:
+        first = dense.embed_pending(stop=lambda: next(steps), step=16)
+    assert 16 <= first.embedded < len(all_windows(index)) and not first.complete
+
+    with dense_for(index, cache_dir, fake.url) as dense:  # a new session, from the store
+        second = dense.embed_pending()
+    assert second.complete
+    assert first.embedded + second.embedded == len(all_windows(index))
+    assert sorted(fake.embedded_texts()) == sorted(all_windows(index))  # nothing twice
+    stored = vector_store.load(vector_store.store_path(cache_dir, "ollama/" + MODEL),
+                               "ollama/" + MODEL)
+    assert stored is not None and len(stored.keys) == len(all_windows(index))
 
 
-def test_store_is_plain_arrays_named_after_the_model(fake: PickyOllama, store: Path) -> None:
-    build(fake, store, TEXTS)
-    assert store.name.startswith("embeddings-all-minilm-")
-    with np.load(store, allow_pickle=False) as npz:
-        keys, vectors = npz["keys"], npz["vectors"]
-        assert str(npz["model"]) == MODEL and int(npz["dimension"]) == EMBED_DIMENSIONS
-    assert keys.dtype.kind == "U" and vectors.dtype == np.float32
-    assert vectors.shape == (3, EMBED_DIMENSIONS)
-    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
-    assert not list(store.parent.glob("*.tmp"))  # no temp file left
+def test_ctrl_c_during_a_pass_loses_at_most_one_step(
+    docs: Path, tmp_path: Path, fake: EmbeddingOllama
+) -> None:
+    index, cache_dir = index_of(docs, tmp_path / "cache")
+    with dense_for(index, cache_dir, fake.url) as dense:
+        real = dense.embedder.embed_passages
+        calls = []
+
+        def interrupted(texts: list[str]) -> np.ndarray:
+            calls.append(len(texts))
+            if len(calls) == 4:
+                raise KeyboardInterrupt
+            return real(texts)
+
+        dense.embedder.embed_passages = interrupted  # type: ignore[method-assign]
+        with pytest.raises(KeyboardInterrupt):
+            dense.embed_pending(step=16)
+    stored = vector_store.load(vector_store.store_path(cache_dir, "ollama/" + MODEL),
+                               "ollama/" + MODEL)
+    assert stored is not None and len(stored.keys) == sum(calls[:3])
+
+
+def test_progress_counts_chunks_from_where_the_store_left_off(
+    docs: Path, tmp_path: Path, fake: EmbeddingOllama
+) -> None:
+    index, cache_dir = index_of(docs, tmp_path / "cache")
+    shown: list[tuple[str, int, int]] = []
+    advanced: list[int] = []
+
+    @contextmanager
+    def progress(label: str, total: int, done: int) -> Iterator:
+        shown.append((label, total, done))
+        yield advanced.append
+
+    with dense_for(index, cache_dir, fake.url) as dense:
+        search(index, QUESTIONS[0], 3, None, dense)  # embeds its candidates
+        dense.embed_pending(progress=progress, step=16)
+    [(label, total, done)] = shown
+    assert (label, total) == (messages.DENSE_PROGRESS, len(index))
+    assert done + sum(advanced) == total
+
+
+def test_a_failing_embedder_warns_once_and_answers_lexically(
+    docs: Path, tmp_path: Path
+) -> None:
+    index, cache_dir = index_of(docs, tmp_path / "cache")
+    warnings: list[str] = []
+    with EmbeddingOllama(embed_fail_after=0) as fake, dense_for(
+        index, cache_dir, fake.url, warnings
+    ) as dense:
+        hits = [search(index, q, 3, 0.0, dense) for q in QUESTIONS]
+        requests = len(fake.bodies("/api/embed"))
+    assert [[h.chunk for h in found] for found in hits] == [
+        [h.chunk for h in index.search(q, 3, 0.0)] for q in QUESTIONS]
+    assert len(warnings) == 1 and warnings[0].startswith("busca densa desativada")
+    assert "llama runner" in warnings[0]
+    assert requests == 1 and not dense.active
+
+
+def test_an_unreachable_server_is_one_warning(docs: Path, tmp_path: Path) -> None:
+    index, cache_dir = index_of(docs, tmp_path / "cache")
+    warnings: list[str] = []
+    with dense_for(index, cache_dir, closed_port_url(), warnings) as dense:
+        assert search(index, QUESTIONS[0], 3, 0.0, dense)
+    assert len(warnings) == 1
+
+
+def test_a_damaged_store_is_reported_in_one_line_and_embedded_again(
+    docs: Path, tmp_path: Path, fake: EmbeddingOllama
+) -> None:
+    index, cache_dir = index_of(docs, tmp_path / "cache")
+    with dense_for(index, cache_dir, fake.url) as dense:
+        search(index, QUESTIONS[0], 3, 0.0, dense)
+    store = vector_store.store_path(cache_dir, "ollama/" + MODEL)
+    store.write_bytes(store.read_bytes()[:200])
+    warnings: list[str] = []
+    with dense_for(index, cache_dir, fake.url, warnings) as dense:
+        assert search(index, QUESTIONS[0], 3, 0.0, dense)
+    assert warnings == [messages.DENSE_STORE_REBUILT.format(
+        model="ollama/" + MODEL, reason=messages.DENSE_STORE_CORRUPT.format(file=store.name))]
+    assert vector_store.load(store, "ollama/" + MODEL) is not None  # healthy again
+
+
+def test_an_unwritable_cache_folder_is_a_notice_not_a_crash(
+    docs: Path, tmp_path: Path, fake: EmbeddingOllama
+) -> None:
+    index, _ = index_of(docs, tmp_path / "cache")
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    warnings: list[str] = []
+    with dense_for(index, blocker, fake.url, warnings) as dense:
+        assert search(index, QUESTIONS[0], 3, 0.0, dense)
+    assert any(line.startswith("não consegui salvar os vetores") for line in warnings)
+
+
+def test_vectors_of_windows_that_no_longer_exist_are_dropped_after_a_full_pass(
+    docs: Path, tmp_path: Path, fake: EmbeddingOllama
+) -> None:
+    index, cache_dir = index_of(docs, tmp_path / "cache")
+    with dense_for(index, cache_dir, fake.url) as dense:
+        dense.embed_pending()
+    (docs / "0-instalação.md").write_text("# Outro\n\nTexto novo e curto.", encoding="utf-8")
+    index, _ = index_of(docs, tmp_path / "cache")
+    with dense_for(index, cache_dir, fake.url) as dense:
+        report = dense.embed_pending()
+    assert report.embedded == 1
+    stored = vector_store.load(vector_store.store_path(cache_dir, "ollama/" + MODEL),
+                               "ollama/" + MODEL)
+    assert stored is not None
+    assert set(stored.keys.tolist()) == {vector_store.checksum(w) for w in all_windows(index)}
+
+
+def test_the_whole_collection_joins_the_ranking_only_once_every_chunk_has_vectors(
+    docs: Path, tmp_path: Path, fake: EmbeddingOllama
+) -> None:
+    index, cache_dir = index_of(docs, tmp_path / "cache")
+    with dense_for(index, cache_dir, fake.url) as dense:
+        full = dense.with_params(DEFAULT_PARAMS.__class__(dense_full_weight=1.0))
+        query = full.question_vector(QUESTIONS[0])
+        assert full.full_ranking(query) is None
+        full.embed_pending()
+        ranking = full.full_ranking(query)
+    assert ranking is not None and len(ranking) == min(len(index), DEFAULT_PARAMS.rank_depth)
 
 
 @pytest.mark.parametrize(
-    "damage",
+    ("coverage", "similarity", "expected"),
     [
-        pytest.param(lambda data: data[: len(data) // 2], id="truncated"),
-        pytest.param(lambda data: b"", id="empty"),
-        pytest.param(lambda data: b"not a zip at all" * 40, id="garbage"),
-        pytest.param(lambda data: data[:900] + bytes([data[900] ^ 0xFF]) + data[901:],
-                     id="bit-flip"),
-        pytest.param(lambda data: npy_bytes(np.ones(3)), id="bare-npy"),
+        (0.7, None, True), (0.5, None, False),  # no dense: the bar alone
+        (0.7, 0.70, False),  # covers the words, far in meaning: refused
+        (0.5, 0.95, True),  # under the bar, very close in meaning: accepted
+        (0.3, 0.95, False),  # ... but not below the floor
+        (0.7, 0.85, True), (0.5, 0.85, False),
     ],
 )
-def test_a_damaged_store_is_reported_in_one_line_and_rebuilt(
-    fake: PickyOllama, store: Path, damage: Any
+def test_dense_similarity_moves_the_refusal_only_at_its_ends(
+    coverage: float, similarity: float | None, expected: bool
 ) -> None:
-    build(fake, store, TEXTS)
-    store.write_bytes(damage(store.read_bytes()))
-    sent_before = len(embedded_texts(fake))
-
-    index, report = build(fake, store, TEXTS)
-
-    assert report.notices == (
-        messages.DENSE_STORE_REBUILT.format(
-            model=MODEL, reason=messages.DENSE_STORE_CORRUPT.format(file=store.name)
-        ),
-    )
-    assert "\n" not in report.notices[0]
-    assert sorted(embedded_texts(fake)[sent_before:]) == sorted(TEXTS)
-    assert len(index) == 3
-    assert vector_store.load(store, MODEL) is not None  # healthy again
-
-
-def test_a_store_with_inconsistent_dimension_is_rebuilt(fake: PickyOllama, store: Path) -> None:
-    build(fake, store, TEXTS)
-    with np.load(store, allow_pickle=False) as npz:
-        arrays = {name: npz[name] for name in npz.files}
-    np.savez(store, **(arrays | {"dimension": np.asarray(32, dtype=np.int64)}))
-
-    _, report = build(fake, store, TEXTS)
-
-    assert report.notices == (
-        messages.DENSE_STORE_REBUILT.format(
-            model=MODEL, reason=messages.DENSE_STORE_CORRUPT.format(file=store.name)
-        ),
-    )
-    assert report.embedded == 3
-
-
-def test_a_model_whose_vectors_changed_size_is_embedded_again(
-    fake: PickyOllama, store: Path
-) -> None:
-    old_keys = [vector_store.checksum(t) for t in TEXTS[:2]]
-    vector_store.save(store, vector_store.StoredVectors(
-        model=MODEL,
-        keys=np.asarray(old_keys, dtype=vector_store.CHECKSUM_DTYPE),
-        vectors=np.eye(2, 8, dtype=np.float32),
-    ))
-
-    index, report = build(fake, store, TEXTS)
-
-    assert sorted(embedded_texts(fake)) == sorted(TEXTS)
-    assert index.dimension == EMBED_DIMENSIONS and report.embedded == 3
-    assert report.notices == (messages.DENSE_STORE_REBUILT.format(
-        model=MODEL, reason=messages.DENSE_DIMENSION_CHANGED.format(new=64, old=8)),)
-
-
-def test_question_ranks_the_chunk_sharing_its_words_first(fake: PickyOllama, store: Path) -> None:
-    with client_for(fake.url) as client:
-        index, _ = build_dense_index(chunks_of(*TEXTS), client, store, model=MODEL)
-        retriever = DenseRetriever(index, client, MODEL)
-        question = "como instale o pacote com pip install?"
-        ranking = retriever.rank(question, 2)
-        requests_before = len(fake.bodies("/api/embed"))
-        assert retriever.rank(question, 2) == ranking
-
-    assert [row for row, _ in ranking][0] == 0
-    assert ranking[0][1] > ranking[1][1]
-    assert len(fake.bodies("/api/embed")) == requests_before  # repeated question: cached
-    assert fake.bodies("/api/embed")[-1]["input"] == [question]
-
-
-def test_models_trained_with_task_prompts_get_them_on_passages_and_questions(
-    fake: PickyOllama, tmp_path: Path
-) -> None:
-    model = "nomic-embed-text:latest"
-    store = vector_store.store_path(tmp_path / "cache", model)
-    with client_for(fake.url) as client:
-        index, _ = build_dense_index(chunks_of(*TEXTS), client, store, model=model)
-        DenseRetriever(index, client, model).rank("como instalo?", 1)
-    sent = embedded_texts(fake)
-    assert sorted(sent[:-1]) == sorted(f"search_document: {text}" for text in TEXTS)
-    assert sent[-1] == "search_query: como instalo?"
+    params = DEFAULT_PARAMS.__class__(
+        dense_refuse_below=0.75, dense_accept_above=0.9, dense_accept_coverage=0.4)
+    assert covers(coverage, similarity, 0.65, params) is expected
 
 
 def run_search(docs: Path, cache: Path, url: str, *extra: str) -> subprocess.CompletedProcess:
@@ -254,87 +280,49 @@ def run_search(docs: Path, cache: Path, url: str, *extra: str) -> subprocess.Com
                           cwd=Path(__file__).resolve().parents[2])
 
 
-def test_search_with_embed_model_fuses_dense_and_reuses_vectors(
-    fake: PickyOllama, tmp_path: Path
+def test_docai_search_with_embed_model_embeds_candidates_once(
+    docs: Path, tmp_path: Path, fake: EmbeddingOllama
 ) -> None:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for number, text in enumerate(TEXTS):
-        (docs / f"{number}.md").write_text(text, encoding="utf-8")
     first = run_search(docs, tmp_path / "cache", fake.url, "--embed-model", MODEL)
     assert first.returncode == 0, first.stderr
-    assert json.loads(first.stdout)["results"][0]["source"] == "0.md"
-    embedded = [text for body in fake.bodies("/api/embed") for text in body["input"]]
-    assert len(embedded) == len(TEXTS) + 1  # every chunk, then the question
+    assert json.loads(first.stdout)["results"]
+    sent = fake.embedded_texts()
+    assert sent[-1] == "pip install docai" and len(sent) > 1
 
     again = run_search(docs, tmp_path / "cache", fake.url, "--embed-model", MODEL)
     assert again.returncode == 0, again.stderr
-    embedded_again = [text for body in fake.bodies("/api/embed") for text in body["input"]]
-    assert embedded_again[len(embedded):] == ["pip install docai"]  # vectors reused
+    assert json.loads(again.stdout) == json.loads(first.stdout)
+    assert fake.embedded_texts()[len(sent):] == ["pip install docai"]  # vectors reused
 
 
-def test_search_without_an_embedding_server_warns_and_stays_lexical(tmp_path: Path) -> None:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a.md").write_text(TEXTS[0], encoding="utf-8")
-    result = run_search(docs, tmp_path / "cache", closed_port_url(), "--embed-model", MODEL)
-    assert result.returncode == 0, result.stderr
-    assert "busca densa desativada" in result.stderr
-    assert json.loads(result.stdout)["results"][0]["source"] == "a.md"
+def test_a_server_that_dies_mid_pass_keeps_what_it_gave_and_warns_once(
+    docs: Path, tmp_path: Path
+) -> None:
+    index, cache_dir = index_of(docs, tmp_path / "cache")
+    warnings: list[str] = []
+    with EmbeddingOllama(embed_fail_after=2) as fake, dense_for(
+        index, cache_dir, fake.url, warnings
+    ) as dense:
+        report = dense.embed_pending(step=16)
+        answered = [text for body in fake.bodies("/api/embed")[:2] for text in body["input"]]
+    assert not report.complete and not dense.active
+    assert len(warnings) == 1 and "llama runner" in warnings[0]
+    stored = vector_store.load(vector_store.store_path(cache_dir, "ollama/" + MODEL),
+                               "ollama/" + MODEL)
+    assert stored is not None
+    assert set(stored.keys.tolist()) == {vector_store.checksum(text) for text in answered}
 
 
-def test_equal_cosines_fall_back_to_source_order() -> None:
-    chunks = [Chunk("b.md", (), 0, "x", 1), Chunk("a.md", (), 1, "x", 1),
-              Chunk("a.md", (), 0, "x", 1)]
-    vectors = np.ones((3, 2), dtype=np.float32) / np.sqrt(2)
-    index = DenseIndex(vectors, ChunkTable.of(chunks).tiebreak())
-    assert [row for row, _ in index.rank(np.array([1.0, 1.0]), 3)] == [2, 1, 0]
-
-
-def test_missing_model_says_how_to_pull_it(fake: PickyOllama, store: Path) -> None:
-    with client_for(fake.url) as client, pytest.raises(ModelNotFound) as raised:
-        build_dense_index(chunks_of(*TEXTS), client, store, model="bge-m3")
-    assert "ollama pull bge-m3" in str(raised.value) and "--embed-model" in str(raised.value)
-
-
-def test_chat_model_used_for_embeddings_is_named_as_such(fake: PickyOllama, store: Path) -> None:
-    with client_for(fake.url) as client, pytest.raises(ServerError) as raised:
-        build_dense_index(chunks_of(*TEXTS), client, store, model="deepseek-r1")
-    assert str(raised.value) == messages.DENSE_CANNOT_EMBED.format(
-        model="deepseek-r1", detail="this model does not support embeddings")
-
-
-def test_server_down_is_reported_as_unreachable(store: Path) -> None:
-    client = OllamaClient(closed_port_url(), "deepseek-r1", backoff=0.01, retries=1)
-    with client, pytest.raises(ServerUnreachable):
-        build_dense_index(chunks_of(*TEXTS), client, store, model=MODEL)
-    assert not store.exists()
-
-
-def test_question_embed_errors_surface_to_the_caller(store: Path) -> None:
-    with PickyOllama() as fake, client_for(fake.url) as client:
-        index, _ = build_dense_index(chunks_of(*TEXTS), client, store, model=MODEL)
-        fake.embed_fail_after = len(fake.bodies("/api/embed"))
-        with pytest.raises(ServerError, match="llama runner"):
-            DenseRetriever(index, client, MODEL).rank("pip install", 3)
-
-
-def test_a_build_cut_short_keeps_the_vectors_it_got(store: Path) -> None:
-    texts = [f"Seção {i}\nTexto número {i} sobre o assunto {i}." for i in range(40)]
-    with PickyOllama(embed_fail_after=1) as fake:
-        with pytest.raises(ServerError):
-            build(fake, store, texts)
-        fake.embed_fail_after = None
-        _, report = build(fake, store, texts)
-    assert (report.reused, report.embedded) == (EMBED_BATCH_SIZE, 40 - EMBED_BATCH_SIZE)
-
-
-def test_unwritable_cache_folder_is_a_notice_not_a_crash(fake: PickyOllama, tmp_path: Path) -> None:
-    blocker = tmp_path / "not-a-folder"
-    blocker.write_text("x")
-    store = vector_store.store_path(blocker, MODEL)
-
-    index, report = build(fake, store, TEXTS)
-
-    assert len(index) == 3
-    assert any(notice.startswith("não consegui salvar os vetores") for notice in report.notices)
+def test_rebuild_drops_the_stored_vectors_for_good(
+    docs: Path, tmp_path: Path, fake: EmbeddingOllama
+) -> None:
+    index, cache_dir = index_of(docs, tmp_path / "cache")
+    with dense_for(index, cache_dir, fake.url) as dense:
+        dense.embed_pending()
+    embedder = OllamaEmbedder(fake.url, MODEL)
+    dense = open_dense_ranking(index.chunks, embedder, cache_dir, rebuild=True)
+    search(index, QUESTIONS[0], 3, 0.0, dense)
+    embedder.close()
+    stored = vector_store.load(vector_store.store_path(cache_dir, "ollama/" + MODEL),
+                               "ollama/" + MODEL)
+    assert stored is not None and 0 < len(stored.keys) < len(all_windows(index))
