@@ -33,13 +33,13 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from fetch_eval_docs import ALL_DOCS, DATA_DIR, FetchError, fetch  # noqa: E402
 
-from docai.answer.followup import joined_question, rank_in_context, retrieve_in_context  # noqa: E402
+from docai.answer.followup import joined_question, query_in_context  # noqa: E402
 from docai.answer.prompt import prompt_budget  # noqa: E402
 from docai.records import Hit  # noqa: E402
 from docai.retrieval import evaluation  # noqa: E402
 from docai.retrieval.evaluation import Gold, Outcome, Question, Scores, Summary  # noqa: E402
 from docai.retrieval.search_index import SearchIndex, open_index  # noqa: E402
-from docai.retrieval.verdict import Fallback, NotCovered, Verdict, retrieve  # noqa: E402
+from docai.retrieval.verdict import Fallback, NotCovered, Verdict, retrieve, search  # noqa: E402
 from docai.settings import Settings  # noqa: E402
 
 FOLLOWUPS = ROOT / "tests/eval/followups.jsonl"
@@ -76,15 +76,9 @@ def joined(index: SearchIndex, pair: Pair) -> tuple[list[Hit], Verdict]:
 
 
 def in_context(index: SearchIndex, pair: Pair) -> tuple[list[Hit], Verdict]:
-    context = (pair.first,)
-    ranking = rank_in_context(index, pair.followup, context, TOP_K)
-    hits = [] if ranking is None else index.top_hits(
-        joined_question(pair.followup, context), *ranking, evaluation.DEPTH, 0.0
-    )
-    verdict = retrieve_in_context(
-        index, pair.followup, context, TOP_K, max_file_tokens=MAX_FILE_TOKENS
-    )
-    return hits, verdict
+    query = query_in_context(pair.followup, (pair.first,))
+    hits = search(index, query, evaluation.DEPTH, min_coverage=0.0)
+    return hits, retrieve(index, query, TOP_K, max_file_tokens=MAX_FILE_TOKENS)
 
 
 def standalone(index: SearchIndex, pair: Pair) -> tuple[list[Hit], Verdict]:

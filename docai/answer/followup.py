@@ -27,18 +27,12 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from docai.records import Hit
-from docai.retrieval.verdict import Fallback, NotCovered, Passages, Verdict, retrieve
-from docai.retrieval.verdict import search as search_alone
+from docai.retrieval.verdict import Query, Verdict, retrieve
 from docai.text.analysis import default_analyzer
 
 if TYPE_CHECKING:
     from docai.retrieval.dense import DenseRanking
     from docai.retrieval.search_index import SearchIndex
-
-Ranking = tuple[np.ndarray, np.ndarray]
 
 
 def joined_question(question: str, context: Sequence[str]) -> str:
@@ -59,37 +53,14 @@ def covered_text(question: str, context: Sequence[str]) -> str:
     return joined_question(question, context)
 
 
-def rank_in_context(
-    index: SearchIndex, question: str, context: Sequence[str], k: int
-) -> Ranking | None:
-    """The ranking (chunk ids, scores, as deep as `SearchIndex.rank` goes for `k`) for
-    `question` read after `context`; None when no term of either is known."""
-    return index.rank(weighted_question(question, context), k)
-
-
-def search_in_context(
-    index: SearchIndex,
-    question: str,
-    context: Sequence[str],
-    k: int,
-    min_coverage: float | None = None,
-    dense: DenseRanking | None = None,
-) -> list[Hit]:
-    """Up to `k` passages for `question` read after `context`, best first; [] when they do
-    not clear the bar (`covered_text`)."""
+def query_in_context(question: str, context: Sequence[str]) -> Query:
+    """What retrieval reads for `question` asked after `context` (oldest first)."""
     if not context:
-        return search_alone(index, question, k, min_coverage, dense)
-    ranking = rank_in_context(index, question, context, k)
-    if ranking is None:
-        return []
-    ranked, scores = ranking
-    joined = joined_question(question, context)
-    similarity = None
-    if dense is not None:
-        reranked = dense.rerank(joined, ranked, scores)
-        ranked, scores, similarity = reranked.ranked, reranked.scores, reranked.similarity
-    return index.top_hits(
-        covered_text(question, context), ranked, scores, k, min_coverage, similarity
+        return Query.of(question)
+    return Query(
+        ranked=weighted_question(question, context),
+        meaning=joined_question(question, context),
+        covered=covered_text(question, context),
     )
 
 
@@ -104,12 +75,5 @@ def retrieve_in_context(
 ) -> Verdict:
     """`retrieve` for a question of a conversation: passages, one whole file, or not covered
     (the file, like the passages, must cover `covered_text`)."""
-    if not context:
-        return retrieve(index, question, k, min_coverage, dense, max_file_tokens)
-    hits = search_in_context(index, question, context, k, min_coverage, dense)
-    if hits:
-        return Passages(tuple(hits))
-    source, coverage = index.best_file(covered_text(question, context), max_file_tokens)
-    if source is not None and coverage >= index.params.min_file_coverage:
-        return Fallback(source)
-    return NotCovered()
+    query = query_in_context(question, context)
+    return retrieve(index, query, k, min_coverage, dense, max_file_tokens)

