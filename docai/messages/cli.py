@@ -1,0 +1,204 @@
+"""The terminal layer's strings: every command, options, argparse, `docai search`, the REPL. pt-BR; see `docai.messages`."""
+
+from __future__ import annotations
+
+# --- every command (docai/cli/main.py) -----------------------------------------------------
+ERROR_PREFIX = "docai: erro: {message}"
+INTERRUPTED = "Interrompido."
+UNEXPECTED_ERROR = (
+    "docai: erro inesperado ({kind}: {message}). Rode de novo com DOCAI_DEBUG=1 para ver "
+    "os detalhes e, por favor, relate o problema."
+)
+
+# --- settings and options (docai/settings.py, docai/cli/main.py) ---------------------------
+BAD_CHUNK_SIZE = (
+    "o tamanho do trecho deve ser de {minimum} a {maximum} tokens, recebi {value} "
+    "(tente --chunk-tokens 512)"
+)
+BAD_CHUNK_OVERLAP = (
+    "a sobreposição deve ficar entre 0 e {limit} (tamanho do trecho menos um), recebi {value} "
+    "(tente --chunk-overlap 48)"
+)
+BAD_TOP_K = "-k/--top-k deve ser de 1 a {maximum}, recebi {value} (ex.: -k 5)"
+BAD_NUM_CTX = "--num-ctx deve ser de {minimum} a {maximum} tokens, recebi {value} (ex.: --num-ctx 8192)"
+BAD_TEMPERATURE = "--temperature deve ser um número de 0 a {maximum:g} (ex.: 0.2), recebi {value}"
+BAD_READ_TIMEOUT = "--read-timeout deve ser um número positivo de segundos, recebi {value}"
+BAD_MIN_COVERAGE = "--min-coverage é uma cobertura (0 a 1; acima de 1 nenhum trecho passa), recebi {value} (tente --min-coverage 0.6)"
+BAD_CHOICE = "{option} deve ser {choices}, recebi {value!r}"
+BAD_SERVER_URL = (
+    "{option}: endereço inválido {url!r}; use http://HOST:PORTA, ex.: http://127.0.0.1:11434 "
+    "(OLLAMA_HOST também aceita HOST:PORTA)"
+)
+JSON_NOT_SUPPORTED = "--json vale para search e eval, não para {command}"
+
+# --- argparse's own messages, translated (docai/cli/arguments.py, options.py) --------------
+ARGS_USAGE_PREFIX = "uso: "
+ARGS_POSITIONALS_TITLE = "argumentos"
+ARGS_OPTIONS_TITLE = "opções"
+ARGS_HELP = "mostra esta ajuda e sai"
+ARGS_VERSION_HELP = "mostra a versão e sai"
+ARGS_SEE_HELP = "Veja as opções com `{prog} --help`."
+ARGS_ARGUMENT = "{name}: {message}"
+ARGS_INVALID_VALUE = "valor inválido {value} (esperava {kind})"
+ARGS_TYPE_INT = "um número inteiro"
+ARGS_TYPE_FLOAT = "um número, ex.: 0.5"
+ARGS_INVALID_CHOICE = "valor inválido {value} (escolha entre {choices})"
+ARGS_QUESTION_WITHOUT_ASK = (
+    'para perguntar, use docai ask "{value}" (ou só docai, para conversar)'
+)
+ARGS_UNRECOGNIZED = "argumentos não reconhecidos: {arguments}"
+ARGS_REQUIRED = "falta o argumento {arguments}"
+ARGS_EXPECTED_VALUE = "falta o valor"
+ARGS_AMBIGUOUS = "opção ambígua: {option} pode ser {matches}"
+
+# --- `docai search` (docai/cli/commands/search.py) -----------------------------------------
+SEARCH_UPDATED = (
+    "índice atualizado: {new} novo(s), {changed} alterado(s), {removed} removido(s)"
+)
+SEARCH_SKIPPED = "{count} arquivo(s) ignorado(s); veja `docai index` para os motivos"
+SEARCH_NO_RESULTS = "Nenhum trecho relevante para: {query}"
+SEARCH_HIT = "{rank}. [{score:.3f}] {source} — {heading} (trecho {chunk})"
+SEARCH_QUERY_HEADER = "» {query}"
+SEARCH_NO_INPUT = (
+    'sem PERGUNTA, leio uma pergunta por linha da entrada padrão, mas ela está fechada; '
+    'ex.: docai search "num_ctx" ou echo "num_ctx" | docai search'
+)
+SEARCH_TYPE_QUESTIONS = "Digite uma pergunta por linha (Ctrl-D termina)."
+SEARCH_EMPTY_QUESTION = 'a pergunta está vazia; escreva uma, ex.: docai search "num_ctx"'
+
+# --- the REPL (docai/cli/repl.py, docai/cli/repl_commands.py) ------------------------------
+REPL_PROMPT = "docai> "
+REPL_WELCOME = (
+    "docai pronto: {files} arquivo(s), {chunks} trecho(s) de {docs}; modelo {model}.\n"
+    "Faça uma pergunta. /ajuda mostra os comandos; sair encerra."
+)
+REPL_GOODBYE = "Até logo!"
+REPL_EMPTY_LINE = "Escreva uma pergunta sobre a documentação (ou /ajuda, ou sair)."
+REPL_HISTORY_UNAVAILABLE = (
+    "aviso: não consigo gravar o histórico em {path} ({reason}); ele valerá só nesta sessão"
+)
+# /ajuda: a header, one line per command (docai/cli/repl_commands.py, COMMANDS), a footer.
+# {thinking}, {k}, {max_k} and {model} are the session's current values.
+REPL_HELP_HEADER = "Comandos:"
+REPL_HELP_FOOTER = "Ctrl-C interrompe uma resposta em andamento."
+REPL_HELP_HELP = "mostra esta ajuda"
+REPL_HELP_SOURCES = "fontes da última resposta, com seção e o começo de cada trecho"
+REPL_HELP_THINKING = "mostra ou oculta o raciocínio do modelo (agora: {thinking})"
+REPL_HELP_K = "quantos trechos recuperar (agora: {k}; de 1 a {max_k})"
+REPL_HELP_MODEL = "troca o modelo (agora: {model})"
+REPL_HELP_REINDEX = "relê a pasta de documentos e atualiza o índice"
+REPL_HELP_QUIT = "encerra (também exit, quit ou Ctrl-D)"
+# {commands}: the slash commands with their arguments; {words}: the commands without a slash.
+REPL_UNKNOWN_COMMAND = "comando desconhecido: {command}. Comandos: {commands} (e {words})"
+REPL_NO_SOURCES = "Ainda não há fontes: faça uma pergunta primeiro."
+REPL_LAST_WITHOUT_SOURCES = (
+    "A última pergunta não teve fontes: nenhum trecho da documentação trata dela."
+)
+REPL_SOURCE_DETAIL = "  [{number}] {label}\n      {preview}"
+REPL_THINKING_ON = "Raciocínio do modelo: visível (esmaecido)."
+REPL_THINKING_OFF = "Raciocínio do modelo: oculto."
+REPL_SHOWN = "visível"
+REPL_HIDDEN = "oculto"
+REPL_K_SET = "Agora recupero {k} trecho(s) por pergunta."
+REPL_K_CURRENT = "Recupero {k} trecho(s) por pergunta; mude com /k N (de 1 a {max_k})."
+REPL_BAD_K = "/k precisa de um número inteiro de 1 a {max_k}, recebi {value!r} (ex.: /k 5)"
+REPL_MODEL_SET = "Modelo agora: {model}."
+REPL_MODEL_CURRENT = "Modelo atual: {model}; troque com /modelo NOME (ex.: /modelo llama3.2)."
+REPL_BAD_MODEL = "nome de modelo inválido: {value!r}; use um só nome, ex.: /modelo llama3.2"
+REPL_REINDEXED = "Índice atualizado: {files} arquivo(s), {chunks} trecho(s)."
+
+# --- the conversation: /nova, /denovo (docai/cli/repl_commands.py) -------------------------
+REPL_HELP_NEW = "começa uma conversa nova, sem as perguntas anteriores (também /new, /clear)"
+REPL_HELP_RETRY = "gera de novo a última resposta, sem usar o cache (também /retry)"
+REPL_NEW_CONVERSATION = "Conversa nova: as perguntas anteriores não contam mais."
+REPL_NOTHING_TO_RETRY = "Nada para gerar de novo: faça uma pergunta primeiro."
+
+# --- the REPL's server check, /modelo, completion, config, first run (docai/cli/, docai/llm/) ---
+LLM_PROBLEM_NO_MODELS = "falta a lista `models` de modelos instalados"
+REPL_SERVER_READY = "Ollama em {url} respondendo; modelo {model} instalado."
+REPL_SERVER_DOWN = (
+    "aviso: o Ollama em {url} não responde (inicie com `ollama serve`, ou indique o endereço "
+    "com --ollama-url ou OLLAMA_HOST). A busca funciona; até ele voltar, cada pergunta "
+    "mostra só os trechos encontrados."
+)
+REPL_SERVER_MODEL_MISSING = (
+    "aviso: o modelo {model!r} não está instalado no Ollama em {url}. Baixe-o com "
+    "`ollama pull {model}` ou troque com /modelo NOME (instalados: {installed})."
+)
+REPL_SERVER_PROBLEM = "aviso: {error}"
+REPL_NO_MODELS_INSTALLED = "nenhum; baixe um com `ollama pull llama3.2`"
+# docai config, the config file, the docs folder found (docai/cli/config.py, commands/show_config.py)
+ORIGIN_DEFAULT = "padrão"
+ORIGIN_FILE = "arquivo de configuração"
+ORIGIN_ENV = "variável de ambiente"
+ORIGIN_OPTION = "opção"
+ORIGIN_FOUND = "encontrada na pasta atual"
+ORIGIN_NOTHING = "nenhuma definida nem encontrada"
+CONFIG_FILE_LINE = "Arquivo de configuração: {path} ({state})"
+CONFIG_FILE_READ = "lido"
+CONFIG_FILE_ABSENT = "não existe"
+CONFIG_NONE = "(nenhum)"
+CONFIG_EXAMPLE = (
+    "Para guardar escolhas, crie {path} com, por exemplo:\n"
+    '  docs = "~/projeto/docs"\n  model = "llama3.2"\n  k = 5'
+)
+CONFIG_UNREADABLE = "não consigo ler o arquivo de configuração {path} ({reason}); corrija as permissões ou apague-o"
+CONFIG_NOT_UTF8 = "o arquivo de configuração {path} não está em UTF-8; salve-o em UTF-8"
+CONFIG_NOT_TOML = (
+    "o arquivo de configuração {path} não é TOML válido ({reason}); corrija a linha indicada, "
+    'ex.: model = "llama3.2" (textos entre aspas)'
+)
+CONFIG_UNKNOWN_KEY = (
+    "o arquivo de configuração {path} tem a chave desconhecida {key!r}; as chaves válidas são "
+    "{keys}. Corrija ou apague essa linha"
+)
+CONFIG_BAD_VALUE = (
+    "o arquivo de configuração {path} tem um valor inválido na chave {key!r}: {value!r} "
+    "(esperava {expected}). Corrija a linha, ex.: {example}"
+)
+CONFIG_EXPECTED_NAME = "um nome entre aspas, sem espaços"
+CONFIG_EXPECTED_FOLDER = "o caminho de uma pasta, entre aspas"
+CONFIG_EXPECTED_URL = "um endereço como http://127.0.0.1:11434, entre aspas"
+CONFIG_EXPECTED_K = "um número inteiro de 1 a {maximum}, sem aspas"
+CONFIG_EXAMPLES = {
+    "docs": 'docs = "~/projeto/docs"',
+    "model": 'model = "llama3.2"',
+    "server": 'server = "http://127.0.0.1:11434"',
+    "embedder": 'embedder = "nomic-embed-text"',
+    "k": "k = 5",
+}
+NO_DOCS_FOLDER = (
+    "não sei qual pasta de documentação usar: não há {candidates} aqui. Indique-a com "
+    "--docs PASTA, com a variável de ambiente {env}, ou com docs = \"PASTA\" em {config}"
+)
+# `docai ask` from standard input, usage hints (docai/cli/commands/ask.py, arguments.py)
+ASK_NO_QUESTION = (
+    'falta o argumento PERGUNTA: docai ask "Como instalo o docai?" (ou pela entrada padrão: '
+    'echo "Como instalo?" | docai ask)'
+)
+ARGS_DID_YOU_MEAN = "comando desconhecido {value}; você quis dizer {match}? (comandos: {choices})"
+# answers (docai/cli/render.py)
+ANSWER_THINKING_LABEL = "Raciocínio do modelo:"
+ANSWER_VERBOSE_RETRIEVED = "busca: {count} trecho(s) em {seconds:.2f} s"
+ANSWER_VERBOSE_HIT = "  [{number}] {score:.4f}  {label} (trecho {chunk})"
+ANSWER_VERBOSE_TIMINGS = (
+    "tempos: {total:.2f} s no total, primeira palavra em {first:.2f} s; {tokens} token(s) "
+    "gerados ({rate} tokens/s); prompt de {prompt} token(s)"
+)
+INDEX_VERBOSE_OPENED = "índice: {files} arquivo(s), {chunks} trecho(s), aberto em {seconds:.2f} s; busca {method}"
+# the REPL (docai/cli/repl.py, repl_commands.py, completion.py, server_check.py)
+REPL_MODEL_NOT_INSTALLED = (
+    "o modelo {model!r} não está instalado no Ollama em {url}; continuo com o atual. Baixe-o "
+    "com `ollama pull {model}`, ou escolha um instalado: {installed}"
+)
+REPL_MODEL_CANNOT_CHAT = (
+    "o modelo {model!r} não conversa (é só de embeddings?); continuo com o atual. Escolha "
+    "um modelo de chat, ex.: /modelo llama3.2"
+)
+REPL_MODEL_UNCHECKED = (
+    "aviso: não consegui confirmar que ele está instalado: o Ollama em {url} não responde "
+    "(inicie com `ollama serve`)"
+)
+REPL_HELP_CLEAR = "limpa a tela (também clear ou Ctrl-L)"
+REPL_READY = "docai pronto: {files} arquivo(s), {chunks} trecho(s) de {docs}; modelo {model}."
+REPL_ECHO = "docai> {line}"

@@ -1,0 +1,55 @@
+"""The index's strings: cache, build, `docai index`. pt-BR; see `docai.messages`."""
+
+from __future__ import annotations
+
+# --- cache, build, `docai index` (docai/index/, docai/cli/report.py) -----------------------
+PROGRESS_PARSING = "Lendo documentos"
+CACHE_REBUILT = "índice salvo descartado ({reason}); reconstruindo."
+CACHE_REBUILD_ASKED = "--rebuild pedido"
+CACHE_UNREADABLE = "não consegui ler o cache: {reason}"
+CACHE_MANIFEST_CORRUPT = "manifest.json corrompido ou truncado"
+CACHE_BAD_MANIFEST = "manifest.json sem o campo {field} ou com tipo errado"
+CACHE_ARRAYS_MISSING = "arrays.npz ausente"
+CACHE_ARRAYS_CORRUPT = "arrays.npz corrompido ou truncado"
+CACHE_OTHER_FORMAT = "formato de cache {found}, esta versão usa o {expected}"
+CACHE_SETTING_CHANGED = "configuração {name} mudou de {old} para {new}"
+CACHE_FIELD_ABSENT = "(ausente)"  # a key field the docai that wrote the cache did not know
+CACHE_GENERATION_MISMATCH = "manifest.json e arrays.npz vêm de gravações diferentes"
+CACHE_NOT_SAVED = (
+    "aviso: não consegui salvar o índice em {path} ({reason}); seguindo sem cache. "
+    "Indique uma pasta gravável com --cache-dir PASTA ou DOCAI_CACHE_DIR"
+)
+NO_DOCUMENTS = (
+    "a pasta {path} não tem documentos .md, .markdown, .html, .htm ou .txt{found}; "
+    "adicione arquivos ou indique outra pasta com --docs PASTA"
+)
+NO_DOCUMENTS_FOUND = " (só arquivos de outros tipos: {kinds})"
+NO_DOCUMENTS_KIND = "{count} {suffix}"
+NO_DOCUMENTS_NO_SUFFIX = "sem extensão"
+NO_TEXT_IN_DOCUMENTS = (
+    "nenhum dos {count} documento(s) em {path} tem texto para indexar; "
+    "`docai index --docs {path}` mostra o motivo de cada um"
+)
+INDEX_SUMMARY = (
+    "{files} arquivo(s) indexado(s) em {path}: {sections} seções, {chunks} trechos, "
+    "{tokens} tokens"
+)
+INDEX_CHANGES = (
+    "mudanças: {new} novo(s), {changed} alterado(s), {removed} removido(s), "
+    "{unchanged} sem mudança"
+)
+INDEX_SKIPPED_HEADER = "{count} arquivo(s) ignorado(s):"
+INDEX_SKIPPED_LINE = "  {source}: {reason}"
+INDEX_NOTICES_HEADER = "{count} aviso(s):"
+INDEX_NOTICE_LINE = "  {source}: {message}"
+INDEX_TIMINGS = (
+    "tempo: varredura {scan:.2f} s, leitura {parse:.2f} s, índice {index:.2f} s, "
+    "gravação {save:.2f} s (total {total:.2f} s)"
+)
+INDEX_CACHE_AT = "cache: {path}"
+
+# --- the saved index: not saved, `docai index` exits 2 (docai/index/, docai/cli/commands/index.py) ---
+INDEX_NOT_SAVED = (
+    "índice construído, mas não salvo em {path} (motivo no aviso acima); até a pasta do "
+    "cache ser gravável, cada comando vai reconstruí-lo"
+)

