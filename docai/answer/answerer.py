@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from cachetools import LRUCache
 
 from docai import messages
-from docai.answer.conversation import Conversation, same_question
+from docai.answer.conversation import Conversation
 from docai.answer.followup import retrieve_in_context
 from docai.answer.prompt import Prompt, build_fallback_prompt, build_prompt, prompt_budget
 from docai.llm.base import ChatBackend
@@ -118,8 +118,9 @@ def retrieve_as_configured(
 
 
 def normalise_question(question: str) -> str:
-    """The cache identity of a question: case and spacing do not change what is asked."""
-    return same_question(question)
+    """The retrieval cache's identity of a question: spacing does not change what is
+    retrieved, but case does ("VS Code" is a name, "vs code" is two everyday words)."""
+    return " ".join(question.split())
 
 
 class Answerer:
@@ -156,6 +157,8 @@ class Answerer:
 
     def replace_index(self, index: SearchIndex, dense: DenseRanking | None = None) -> None:
         """Use a rebuilt index; cached results of the old one are dropped, not just shadowed."""
+        if self._dense is not None and self._dense is not dense:
+            self._dense.embedder.close()
         self._index = index
         self._dense = dense
         self._retrievals.clear()
@@ -172,6 +175,8 @@ class Answerer:
 
     def close(self) -> None:
         self._backend.close()
+        if self._dense is not None:
+            self._dense.embedder.close()
 
     def answer(
         self, question: str, conversation: Conversation | None = None, *, fresh: bool = False

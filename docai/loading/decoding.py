@@ -118,15 +118,25 @@ def _candidates(data: bytes, html: bool) -> list[str]:
     return ["utf-8", declared, "cp1252"]
 
 
+_NOT_PAGE_CHARSETS = frozenset(
+    {"unicode-escape", "raw-unicode-escape", "utf-7", "punycode", "idna"}
+)
+
+
 def declared_charset(data: bytes) -> str | None:
     """The codec a `<meta>` tag near the start names, if Python knows it."""
     match = _META_CHARSET.search(data[:_META_SNIFF_BYTES])
     if match is None:
         return None
     try:
-        return codecs.lookup(match.group(1).decode("ascii")).name
+        info = codecs.lookup(match.group(1).decode("ascii"))
     except LookupError:
         return None
+    # Python also knows codecs that are not a page's character set: bytes-to-bytes ones
+    # (base64, hex, rot13) and ones that decode escapes into any code point.
+    if not info._is_text_encoding or info.name in _NOT_PAGE_CHARSETS:  # noqa: SLF001
+        return None
+    return info.name
 
 
 def looks_binary(data: bytes) -> bool:

@@ -143,6 +143,8 @@ class DenseRanking:
             self._fail(error)
             return Reranked(ranked, scores, None)
         similarities = self._chunk_similarities(candidates, query)
+        if self._failed is not None:  # vectors of another size: no dense signal to fuse
+            return Reranked(ranked, scores, None)
         dense_order = candidates[np.lexsort((self._tiebreak[candidates], -similarities))]
         rankings = [ranked[: params.rank_depth], dense_order]
         weights = list(params.rerank_weights)

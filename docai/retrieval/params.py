@@ -30,14 +30,10 @@ class RetrievalParams:
     bm25_b: float = 0.5
     # TF-IDF and BM25 votes in the hybrid fusion: BM25 ranks better; TF-IDF breaks its ties.
     hybrid_weights: tuple[float, float] = (0.25, 1.0)
-    # Lexical and dense votes when --embed-model is on: one ranking each, neither preferred.
-    dense_weights: tuple[float, float] = (1.0, 1.0)
     # Reciprocal rank fusion's k (Cormack et al., 2009): fuses ranks with no calibration.
     rrf_k: int = 60
     # How deep each lexical ranking goes before fusion and duplicate removal (at least 4 k).
     rank_depth: int = 100
-    # How many dense candidates join the fusion: as deep as the lexical rankings go.
-    dense_depth: int = 100
     # Dense re-ranking (`docai.retrieval.dense`): each chunk embedded as windows of about
     # this many characters (heading line + paragraphs), scored by its best window.
     window_chars: int = 600

@@ -181,7 +181,6 @@ class SearchIndex:
         question: str,
         k: int,
         min_coverage: float | None = None,
-        dense_rows: Sequence[int] | None = None,
     ) -> list[Hit]:
         """Up to `k` hits, best first; [] when no question term is known or when even the
         `k` hits together cover less of the question than `min_coverage`.
@@ -194,15 +193,6 @@ class SearchIndex:
         if ranking is None:
             return []
         ranked, scores = ranking
-        if dense_rows:
-            # Dense retrieval (optional embeddings) votes as one more ranking, by rank only.
-            depth = max(self.params.rank_depth, 4 * k)
-            ranked, scores = reciprocal_rank_fusion(
-                [ranked[:depth], np.asarray(dense_rows[:depth], dtype=np.int64)],
-                self._tiebreak,
-                k=self.params.rrf_k,
-                weights=self.params.dense_weights,
-            )
         return self.top_hits(question, ranked, scores, k, min_coverage)
 
     def rank(self, question: str, k: int) -> tuple[np.ndarray, np.ndarray] | None:

@@ -14,6 +14,7 @@ from docai.answer.answerer import (
     ModelFailed,
     NotCovered,
     Retrieved,
+    normalise_question,
 )
 from docai.llm.errors import EmptyAnswer, ServerUnreachable
 from docai.llm.events import Done, TextDelta
@@ -198,3 +199,11 @@ def test_a_model_that_only_reasons_is_a_failure_with_the_passages(
     fake_ollama.reply = REPLY
     retry = list(answerer.answer(QUESTION))
     assert CacheReplay() not in retry and answer_text(retry) == REPLY
+
+
+def test_the_retrieval_cache_tells_case_apart_but_not_spacing() -> None:
+    # "VS Code" is a name the docs must mention; "vs code" is two everyday words: they may
+    # retrieve differently, so one must never replay the other's verdict.
+    assert normalise_question("Como uso o VS Code?") != normalise_question("como uso o vs code?")
+    spaced = "  Como uso o VS Code?\n"
+    assert normalise_question(spaced) == normalise_question("Como uso o VS Code?")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from docai.loading import load_file
 from docai.retrieval.search_index import open_index
 from docai.settings import Settings
@@ -76,3 +78,19 @@ def test_the_accented_words_of_a_repaired_file_can_be_searched(tmp_path: Path) -
     assert "configuração do serviço" in hits[0].chunk.text
     assert "“Aspas do Windows”" in hits[0].chunk.text
     assert [notice.source for notice in report.notices] == ["guia.md"]
+
+
+@pytest.mark.parametrize("charset", ["base64", "rot13", "hex", "unicode_escape", "utf-7"])
+def test_a_page_declaring_a_codec_that_is_no_charset_is_read_not_crashed_on(
+    tmp_path: Path, charset: str
+) -> None:
+    page = tmp_path / "pagina.html"
+    page.write_bytes(
+        f'<html><head><meta charset="{charset}"></head><body><h1>Instala\xe7\xe3o</h1>'
+        "<p>Rode pip install \\ud800 docai.</p></body></html>".encode("latin-1")
+    )
+    result = load_file(tmp_path, page)
+    assert result.document is not None
+    assert "pip install" in result.document.sections[0].text
+    index, _ = open_index(Settings(docs_dir=tmp_path, cache_dir=tmp_path / ".cache"))
+    assert index.search("pip install docai", 1)
