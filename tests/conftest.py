@@ -15,6 +15,26 @@ from tests.support.docai_cli import InProcessDocai
 from tests.support.fake_ollama import FakeOllama
 from tests.support.sample_docs import REPLY, write_docs
 
+# Settings a developer's or CI's environment may hold, which would change what docai does.
+USER_VARIABLES = (
+    "DOCAI_DOCS", "DOCAI_MODEL", "DOCAI_CACHE_DIR", "DOCAI_DEBUG", "OLLAMA_HOST",
+    "OPENAI_API_KEY", "NO_COLOR",
+)
+
+
+@pytest.fixture(autouse=True)
+def no_user_settings(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every test runs as a user with no config file, no docai variables and empty user
+    folders, whatever the machine running the suite has set; a test sets what it needs."""
+    home = tmp_path_factory.mktemp("user")
+    for variable in USER_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
+    for variable, folder in (("HOME", "home"), ("XDG_CONFIG_HOME", "config"),
+                             ("XDG_DATA_HOME", "data"), ("XDG_CACHE_HOME", "cache")):
+        monkeypatch.setenv(variable, str(home / folder))
+
 
 @pytest.fixture
 def sample_docs(tmp_path: Path) -> Path:

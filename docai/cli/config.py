@@ -151,7 +151,7 @@ def sourced_values(
         else:
             values[key] = Sourced(spec.default, Origin(messages.ORIGIN_DEFAULT))
     if values["docs"].value is None:
-        values["docs"] = _found_docs(cwd or Path.cwd())
+        values["docs"] = _found_docs(cwd)
     return values
 
 
@@ -163,7 +163,12 @@ def _from_env(key: str, value: str) -> Any:
     return value
 
 
-def _found_docs(cwd: Path) -> Sourced:
+def _found_docs(cwd: Path | None) -> Sourced:
+    if cwd is None:
+        try:
+            cwd = Path.cwd()
+        except OSError:  # the current folder was deleted: nothing can be found in it
+            return Sourced(None, Origin(messages.ORIGIN_NOTHING))
     for candidate in DOCS_CANDIDATES:
         if (cwd / candidate).is_dir():
             return Sourced(candidate, Origin(messages.ORIGIN_FOUND))

@@ -138,10 +138,15 @@ class AnswerPrinter:
             self._write("\n")
 
     def interrupted(self) -> None:
+        self.abandon()
+        self._line(self._dim(messages.ANSWER_INTERRUPTED))
+
+    def abandon(self) -> None:
+        """Leave the terminal as it was (a live Markdown block shows the cursor again, a
+        status line is erased) when the answer ends in an error nobody expected."""
         self._end_markdown()
         self._clear_status()
         self._end_line()
-        self._line(self._dim(messages.ANSWER_INTERRUPTED))
 
     def _end_thinking(self) -> None:
         """Release what the reasoning's cleaner held back, once the reasoning is over."""

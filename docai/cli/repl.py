@@ -38,7 +38,11 @@ def run(settings: Settings) -> int:
     watch = ServerWatch(settings)
     backend = watched_backend(settings, watch)  # a bad --backend/--base-url fails first
     watch.start()  # asks the server while the index opens
-    opened = open_retrieval(settings, sys.stderr)
+    try:
+        opened = open_retrieval(settings, sys.stderr)
+    except BaseException:  # an empty folder, Ctrl-C while indexing: the clients close too
+        backend.close()
+        raise
     report = opened.report
     fields = dict(
         files=report.files, chunks=report.chunks, docs=one_line(str(settings.docs_dir)),
@@ -60,7 +64,8 @@ def run(settings: Settings) -> int:
         if interactive:
             lines = _terminal_lines(session, announce=not quiet)
         else:
-            if not quiet and watch.checked:
+            # Wait for the start-up check, so a script's stderr is the same at every run.
+            if not quiet and watch.wait_checked():
                 _print_note(watch.state, settings, sys.stderr)
             lines = _piped_lines(stdin)
         for line in lines:
@@ -122,6 +127,9 @@ def ask(question: str, session: Session, *, fresh: bool = False) -> None:
         printer.interrupted()
         if not session.interactive:
             raise
+    except BaseException:
+        printer.abandon()
+        raise
     session.conversation = session.conversation.add(recorder.turn())
     session.out.write("\n")
     session.out.flush()

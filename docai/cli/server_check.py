@@ -85,9 +85,9 @@ class ServerWatch:
         with self._lock:
             return self._state
 
-    @property
-    def checked(self) -> bool:
-        return self._checked.is_set()
+    def wait_checked(self) -> bool:
+        """Wait, at most as long as the check itself may take, for it to end."""
+        return self._checked.wait(QUICK_CONNECT_TIMEOUT + CHECK_READ_TIMEOUT)
 
     def when_checked(self, listener: Callable[[ServerState], None]) -> None:
         """Call `listener(state)` once the start-up check ends (at once if it has)."""
@@ -120,7 +120,10 @@ class ServerWatch:
         return sorted({short_name(model.name) for model in installed})
 
     def _first_check(self) -> None:
-        state = ask_server(self._settings)
+        try:
+            state = ask_server(self._settings)
+        except Exception:  # noqa: BLE001 - whatever went wrong, the REPL must not wait on it
+            state = ServerState(None)
         with self._lock:
             if self._state.reachable is None:  # an answer in the meantime knows better
                 self._state = state

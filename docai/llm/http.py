@@ -207,11 +207,12 @@ class HTTPBackend:
                 for event in self._read_stream(response.iter_lines()):
                     yielded = True
                     yield event
-        except httpx.TransportError as error:
+        except httpx.RequestError as error:
             raise self._transport_error(error, partial=yielded) from error
 
-    def _transport_error(self, error: httpx.TransportError, *, partial: bool) -> LLMError:
-        """The docai error for a network-level failure (as opposed to an HTTP error status)."""
+    def _transport_error(self, error: httpx.RequestError, *, partial: bool) -> LLMError:
+        """The docai error for a network-level failure (as opposed to an HTTP error status),
+        a body httpx cannot decode (a proxy's false `Content-Encoding`) included."""
         url = self.shown_url
         if isinstance(error, httpx.ConnectError | httpx.ConnectTimeout | httpx.UnsupportedProtocol):
             return ServerUnreachable(self.unreachable_template.format(url=url), url=url)

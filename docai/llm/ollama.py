@@ -199,7 +199,7 @@ class OllamaClient(HTTPBackend):
         def attempt() -> dict[str, Any]:
             try:
                 response = self._client.request(method, path, json=body)
-            except httpx.TransportError as error:
+            except httpx.RequestError as error:
                 raise self._transport_error(error, partial=False) from error
             if response.is_error:
                 raise self._status_error(response, path=path, model=model)

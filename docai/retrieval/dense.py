@@ -14,10 +14,11 @@ by its best window. The dense order of the candidates is fused with the lexical 
 reciprocal rank fusion with a small k (`dense_rrf_k`), so a chunk both orders put near the
 top wins, and a set where the embeddings are weaker keeps its lexical order nearly intact.
 
-The rest of the collection is embedded in small resumable steps (`embed_pending`: the REPL
-runs it in the background while idle, `docai index --embed` runs it to the end); every step
-saves, so Ctrl-C or exit loses at most one step. Once every chunk has its vectors, a dense
-ranking over the whole collection may join the fusion (`dense_full_weight`).
+The rest of the collection is embedded in small resumable steps (`embed_pending`, meant to
+run in a background thread while a session is idle, or to the end on request; the terminal
+does not start it yet); every step saves, so Ctrl-C or exit loses at most one step. Once
+every chunk has its vectors, a dense ranking over the whole collection may join the fusion
+(`dense_full_weight`).
 """
 
 from __future__ import annotations

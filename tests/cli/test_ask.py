@@ -6,6 +6,7 @@ that needs a real `docai` process in a pty.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pexpect
@@ -102,12 +103,17 @@ def test_a_slow_model_shows_a_waiting_line_and_ctrl_c_stops_cleanly(tmp_path: Pa
         child = pexpect.spawn(DOCAI, ["ask", QUESTION, "--docs", str(docs)], env=env,
                               encoding="utf-8", timeout=60, dimensions=(24, 100))
         child.expect("aguardando o modelo…")
+        deadline = time.monotonic() + 10
+        while not fake.chat_requests and time.monotonic() < deadline:
+            time.sleep(0.05)  # interrupt while the request waits for its first token
+        assert fake.chat_requests, "docai never asked the model"
         child.sendintr()
         child.expect(r"\(resposta interrompida\)")
-        child.expect(pexpect.EOF)
+        shown = child.before
+        child.expect(pexpect.EOF, timeout=10)
         child.close()
     assert child.exitstatus == 130
-    assert REPLY not in child.before
+    assert REPLY not in shown
 
 
 def test_a_replayed_answer_leaves_no_waiting_line(monkeypatch) -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 
+import httpx
 import pytest
 
 from docai.errors import SettingsError
-from docai.llm.errors import ProtocolMismatch, ServerError, ServerUnreachable
+from docai.llm.errors import LLMError, ProtocolMismatch, ServerError, ServerUnreachable
 from docai.llm.events import Message, TextDelta
 from docai.llm.ollama import OllamaClient
 from docai.llm.openai import OpenAIClient
@@ -133,3 +134,19 @@ def test_a_malformed_url_with_a_password_is_named_without_it(option: str) -> Non
         Settings(**{option: "http://docai:s3cr3t@127.0.0.1:99999"})  # type: ignore[arg-type]
     assert "docai:***@127.0.0.1:99999" in str(caught.value)
     assert "s3cr3t" not in str(caught.value)
+
+
+def test_a_body_that_cannot_be_decompressed_is_a_docai_error_not_a_crash() -> None:
+    """A proxy that labels a plain body gzip: httpx cannot decode it."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"Content-Encoding": "gzip"}, content=b"not gzip")
+
+    client = OllamaClient("http://127.0.0.1:9", "deepseek-r1", retries=0,
+                          transport=httpx.MockTransport(handler))
+    with client:
+        with pytest.raises(LLMError):
+            list(client.stream_chat([Message("user", "oi")], think=None, num_ctx=4096,
+                                    temperature=0.2))
+        with pytest.raises(LLMError):
+            client.list_models()

@@ -46,6 +46,9 @@ def run(settings: Settings, words: Sequence[str]) -> int:
         events.close()  # closes the stream: the server stops generating
         printer.interrupted()  # erases a status line, says the answer stopped
         return 130
+    except BaseException:
+        printer.abandon()
+        raise
     finally:
         answerer.close()
     return 1 if printer.failed else 0
