@@ -2,7 +2,7 @@
 
 Real Ollama is a large binary with its own model store; the test machine only has
 llama-cpp-python and one tiny GGUF. This server speaks the part of Ollama's HTTP API that
-docai uses (see /work/shared/ollama-api.md) as faithfully as the tests need: the same paths,
+docai uses (see ../shared/ollama-api.md) as faithfully as the tests need: the same paths,
 NDJSON streaming with chunked transfer, the same final metrics (real token counts and
 nanosecond durations), the same status codes and error bodies, silent front truncation of
 an over-long prompt, and a model reload when a request asks for another `num_ctx`.
