@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from bench.naive import NaiveIndex
-from bench.plain import PlainIndex
+from bench.naive import build_naive
+from bench.plain import build_plain
 from docai.retrieval.search_index import open_index
 from docai.settings import Settings
 
@@ -35,12 +35,12 @@ def main(argv: list[str]) -> int:
     cpu_before = _cpu_seconds()
     if phase == "naive":
         started = perf_counter()
-        naive = NaiveIndex.build(Path(docs), settings.chunking)
+        naive = build_naive(Path(docs), settings.chunking)
         result = {"seconds": perf_counter() - started, "chunks": naive.size}
         result |= _latencies(lambda q: naive.search(q, TOP_K), questions)
     elif phase == "plain":
         started = perf_counter()
-        plain = PlainIndex.build(Path(docs))
+        plain = build_plain(Path(docs))
         result = {"seconds": perf_counter() - started, "chunks": plain.size}
         result |= _latencies(lambda q: plain.search(q, TOP_K), questions)
     else:

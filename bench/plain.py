@@ -9,14 +9,10 @@ site chrome, chunks by tokens and stems, must be no slower than this.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-import numpy as np
-import scipy.sparse as sp
-from sklearn.feature_extraction.text import TfidfVectorizer
-
+from bench.naive import RefitIndex
 from docai.loading import discover
 
 # About docai's 512 tokens and 48 tokens of overlap, at four characters a token.
@@ -60,25 +56,7 @@ def windows(text: str) -> list[str]:
     return [text[start:start + WINDOW] for start in range(0, max(len(text) - OVERLAP, 1), step)]
 
 
-@dataclass(frozen=True)
-class PlainIndex:
-    chunks: tuple[str, ...]
-    vectorizer: TfidfVectorizer
-    matrix: sp.csr_matrix
-
-    @property
-    def size(self) -> int:
-        return len(self.chunks)
-
-    @classmethod
-    def build(cls, root: Path) -> PlainIndex:
-        chunks = [chunk for path in discover(root) for chunk in windows(page_text(path)) if chunk]
-        vectorizer = TfidfVectorizer()
-        matrix = vectorizer.fit_transform(chunks).tocsr()
-        return cls(tuple(chunks), vectorizer, matrix)
-
-    def search(self, question: str, k: int) -> list[tuple[str, float]]:
-        scores = (self.matrix @ self.vectorizer.transform([question]).T).toarray().ravel()
-        best = np.argpartition(-scores, min(k, len(scores) - 1))[:k]
-        best = best[np.argsort(-scores[best])]
-        return [(self.chunks[i], float(scores[i])) for i in best if scores[i] > 0]
+def build_plain(root: Path) -> RefitIndex[str]:
+    """Every file's plain text cut into windows, one file after another, then one refit."""
+    chunks = [chunk for path in discover(root) for chunk in windows(page_text(path)) if chunk]
+    return RefitIndex.fit(chunks, chunks)
