@@ -26,6 +26,9 @@ CONFIG_FILE_NAME = "config.toml"  # in the user config folder (`config_file()`)
 ENV_DOCS = "DOCAI_DOCS"
 ENV_MODEL = "DOCAI_MODEL"
 ENV_OLLAMA_HOST = "OLLAMA_HOST"
+ENV_DENSE = "DOCAI_DENSE"
+# `--embed-model auto`: the best embedding model installed in the user's Ollama.
+AUTO_EMBED_MODEL = "auto"
 # How much the CLI says besides the answer: -q only the answer, -v timings and retrieval.
 QUIET, NORMAL, VERBOSE = -1, 0, 1
 LOCAL_HOST = "127.0.0.1"  # where Ollama listens unless OLLAMA_HOST says otherwise
@@ -84,7 +87,11 @@ class Settings:
     read_timeout: float = DEFAULT_READ_TIMEOUT
     show_thinking: bool = False
     think: bool | None = True  # None: let the server decide
-    embed_model: str | None = None  # enables dense retrieval via /api/embed
+    # Dense re-ranking by an embedding model (`docai.retrieval.dense`): on unless the user
+    # turns it off. `embed_model` None: the bundled multilingual E5, in-process; a name: that
+    # model on the chat server; AUTO_EMBED_MODEL: the best one installed in Ollama.
+    dense: bool = True
+    embed_model: str | None = None
     retrieval: str = DEFAULT_METHOD  # one of `METHODS`
     json_output: bool = False
     verbosity: int = NORMAL  # QUIET, NORMAL or VERBOSE

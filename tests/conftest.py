@@ -20,6 +20,9 @@ USER_VARIABLES = (
     "DOCAI_DOCS", "DOCAI_MODEL", "DOCAI_CACHE_DIR", "DOCAI_DEBUG", "OLLAMA_HOST",
     "OPENAI_API_KEY", "NO_COLOR",
 )
+# Dense ranking is on by default and embeds with a real model (seconds per question on a
+# CPU): the suite runs with it off, and the tests of dense turn it on (`dense_on`).
+DENSE_VARIABLE = "DOCAI_DENSE"
 
 
 @pytest.fixture(autouse=True)
@@ -34,6 +37,13 @@ def no_user_settings(
     for variable, folder in (("HOME", "home"), ("XDG_CONFIG_HOME", "config"),
                              ("XDG_DATA_HOME", "data"), ("XDG_CACHE_HOME", "cache")):
         monkeypatch.setenv(variable, str(home / folder))
+    monkeypatch.setenv(DENSE_VARIABLE, "off")
+
+
+@pytest.fixture
+def dense_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """docai as a user runs it: dense ranking on (its default), with the bundled model."""
+    monkeypatch.delenv(DENSE_VARIABLE, raising=False)
 
 
 @pytest.fixture

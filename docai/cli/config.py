@@ -26,6 +26,7 @@ from docai.settings import (
     DEFAULT_MODEL,
     DEFAULT_OLLAMA_URL,
     DOCS_CANDIDATES,
+    ENV_DENSE,
     ENV_DOCS,
     ENV_MODEL,
     ENV_OLLAMA_HOST,
@@ -91,6 +92,30 @@ def _server(path: Path, key: str, value: object) -> str:
     return url
 
 
+def _switch(path: Path, key: str, value: object) -> bool:
+    """`true`/`false`, or the words the option takes ("on"/"off")."""
+    if isinstance(value, bool):
+        return value
+    switched = on_off(value) if isinstance(value, str) else None
+    if switched is None:
+        raise _bad_value(path, key, value, messages.CONFIG_EXPECTED_SWITCH)
+    return switched
+
+
+def on_off(text: str) -> bool | None:
+    """The switch `text` names ("on", "off" and their usual synonyms), None if none."""
+    word = text.strip().lower()
+    if word in SWITCH_ON:
+        return True
+    if word in SWITCH_OFF:
+        return False
+    return None
+
+
+SWITCH_ON = ("on", "true", "yes", "1", "sim")
+SWITCH_OFF = ("off", "false", "no", "0", "não", "nao")
+
+
 def _count(path: Path, key: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TOP_K:
         raise _bad_value(path, key, value, messages.CONFIG_EXPECTED_K.format(maximum=MAX_TOP_K))
@@ -101,6 +126,7 @@ KEYS: dict[str, _Key] = {
     "docs": _Key("docs", "--docs", ENV_DOCS, None, _folder),
     "model": _Key("model", "--model", ENV_MODEL, DEFAULT_MODEL, _text),
     "server": _Key("ollama_url", "--ollama-url", ENV_OLLAMA_HOST, DEFAULT_OLLAMA_URL, _server),
+    "dense": _Key("dense", "--dense", ENV_DENSE, DEFAULTS.dense, _switch),
     "embedder": _Key("embed_model", "--embed-model", None, None, _text),
     "k": _Key("top_k", "-k", None, DEFAULTS.top_k, _count),
 }
@@ -160,6 +186,11 @@ def _from_env(key: str, value: str) -> Any:
         return Path(value).expanduser()
     if key == "server":
         return normalise_ollama_url(value)
+    if key == "dense":
+        if (switched := on_off(value)) is None:
+            raise SettingsError(messages.CONFIG_BAD_ENV.format(
+                name=KEYS[key].env, value=value, expected=messages.CONFIG_EXPECTED_SWITCH))
+        return switched
     return value
 
 

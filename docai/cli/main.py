@@ -75,7 +75,7 @@ def _dispatch(args: argparse.Namespace, settings: Settings, values: dict[str, So
     if args.command == "index":
         from docai.cli.commands import index
 
-        return index.run(settings)
+        return index.run(settings, embed=args.embed)
     if args.command == "eval":
         from docai.cli.commands import evaluate
 

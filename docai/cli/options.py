@@ -13,12 +13,13 @@ from pathlib import Path
 
 from docai import __version__, messages
 from docai.cli.arguments import ArgumentParser
-from docai.cli.config import Sourced, sourced_values
+from docai.cli.config import Sourced, on_off, sourced_values
 from docai.retrieval.params import DEFAULT_PARAMS, METHODS
 from docai.settings import (
     BACKENDS,
     DEFAULT_DOCS_DIR,
     DOCS_CANDIDATES,
+    ENV_DENSE,
     ENV_DOCS,
     ENV_MODEL,
     ENV_OLLAMA_HOST,
@@ -49,6 +50,8 @@ exemplos:
   echo "Como instalo?" | docai ask        a pergunta pela entrada padrão
   docai search "num_ctx" -k 5 --json      só a busca, em JSON
   docai index --rebuild                   reconstrói o índice
+  docai index --embed                     calcula já os embeddings de todos os trechos
+  docai --dense off                       só a busca por palavras
   docai eval tests/eval/docai.jsonl       mede a qualidade da busca
   docai config                            mostra as configurações e de onde vêm
 
@@ -56,10 +59,11 @@ variáveis de ambiente (as opções valem mais):
   {ENV_DOCS}        pasta de documentação
   {ENV_MODEL}       modelo (padrão {DEFAULTS.model})
   {ENV_OLLAMA_HOST}       endereço do Ollama (padrão {LOCAL_HOST}:{OLLAMA_PORT})
+  {ENV_DENSE}       on ou off: busca por significado (padrão on)
   DOCAI_CACHE_DIR   onde guardar os índices (padrão: a pasta de cache do usuário)
 
 arquivo de configuração (as variáveis valem mais): config.toml na pasta de configuração do
-usuário (`docai config` mostra onde), com as chaves docs, model, server, embedder e k.
+usuário (`docai config` mostra onde), com as chaves docs, model, server, dense, embedder e k.
 """
 
 
@@ -90,8 +94,14 @@ def build_parser() -> ArgumentParser:
     search.add_argument("question", metavar="PERGUNTA", nargs="*",
                         help="a pergunta (sem ela, uma por linha da entrada padrão)")
 
-    commands.add_parser("index", parents=[shared], help="constrói ou atualiza o índice",
-                        description="Constrói ou atualiza o índice e mostra o que mudou.")
+    index = commands.add_parser(
+        "index", parents=[shared], help="constrói ou atualiza o índice",
+        description="Constrói ou atualiza o índice e mostra o que mudou. Os embeddings da "
+        "busca por significado são calculados aos poucos (os das perguntas na hora, o resto "
+        "quando o modo interativo está ocioso); --embed calcula todos agora.")
+    index.add_argument("--embed", action="store_true",
+                       help="calcula os embeddings de todos os trechos (pode levar minutos; "
+                       "Ctrl-C para, e a próxima vez continua de onde parou)")
 
     evaluate = commands.add_parser(
         "eval", parents=[shared], help="mede a qualidade da busca com perguntas e respostas",
@@ -143,8 +153,13 @@ def _shared_options(suppress_defaults: bool) -> ArgumentParser:
                         f"(padrão: {DEFAULT_PARAMS.min_coverage:g})")
     search.add_argument("--retrieval", choices=METHODS, default=default(d.retrieval),
                         help=f"método de busca (padrão: {d.retrieval} = BM25 + TF-IDF)")
+    # None: the environment or the config file decide (docai.cli.config).
+    search.add_argument("--dense", type=_switch, metavar="on|off", default=default(None),
+                        help="busca por significado, com um modelo de embeddings, além da "
+                        f"busca por palavras (ou {ENV_DENSE}; padrão: on)")
     search.add_argument("--embed-model", metavar="MODELO", default=default(d.embed_model),
-                        help="ativa busca densa com embeddings do Ollama (ex.: nomic-embed-text)")
+                        help="modelo de embeddings do servidor (ex.: bge-m3), ou auto para o "
+                        "melhor instalado no Ollama (padrão: multilingual-e5-small, embutido)")
     search.add_argument("--json", dest="json_output", action="store_true",
                         default=default(d.json_output), help="saída em JSON (search, eval)")
     llm = parser.add_argument_group("modelo")
@@ -205,8 +220,15 @@ def settings_from_args(
         read_timeout=args.read_timeout,
         show_thinking=args.show_thinking,
         think=not args.no_think,
+        dense=values["dense"].value,
         embed_model=values["embedder"].value,
         retrieval=args.retrieval,
         json_output=args.json_output,
         verbosity=args.verbosity,
     )
+
+
+def _switch(text: str) -> bool:
+    if (switched := on_off(text)) is None:
+        raise argparse.ArgumentTypeError(messages.OPTION_BAD_SWITCH.format(value=text))
+    return switched

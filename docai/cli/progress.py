@@ -2,6 +2,9 @@
 when not on a terminal or when the job is too short for a bar to be more than a flicker.
 
 Stdout stays clean for `--json` and pipes; the bar is transient so it leaves no residue.
+rich is imported only when a bar is shown: every command passes this function along, and
+most never draw a bar (a warm start has nothing to parse), so importing rich up front
+would cost them all ~50 ms.
 """
 
 from __future__ import annotations
@@ -10,9 +13,6 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
 
 @contextmanager
 def progress_bar(label: str, total: int, done: int = 0) -> Iterator[Callable[[int], None]]:
@@ -20,6 +20,15 @@ def progress_bar(label: str, total: int, done: int = 0) -> Iterator[Callable[[in
     if not sys.stderr.isatty():
         yield lambda count: None
         return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     bar = Progress(
         TextColumn(label),
         BarColumn(),

@@ -22,6 +22,7 @@ from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from docai import messages
 from docai.answer.answerer import Answerer
 from docai.answer.recording import TurnRecorder
+from docai.cli.background import BackgroundPass
 from docai.cli.completion import ReplCompleter
 from docai.cli.render import AnswerPrinter
 from docai.cli.repl_commands import Session, find_command, run_command
@@ -60,6 +61,8 @@ def run(settings: Settings) -> int:
         answerer, show_thinking=settings.show_thinking, out=sys.stdout, interactive=interactive
     )
     session.server = watch
+    if interactive and opened.dense is not None:
+        session.background = BackgroundPass(opened.dense).start()
     try:
         if interactive:
             lines = _terminal_lines(session, announce=not quiet)
@@ -74,6 +77,8 @@ def run(settings: Settings) -> int:
             if not handle_line(line, session):
                 break
     finally:
+        if session.background is not None:
+            session.background.close()
         answerer.close()
     if interactive:
         print(messages.REPL_GOODBYE, flush=True)
@@ -141,12 +146,17 @@ def _terminal_lines(session: Session, *, announce: bool) -> Iterable[str]:
     Tab completes commands and model names; Ctrl-L clears the screen (prompt_toolkit's
     own binding). The start-up check's note is shown as soon as it is known: at once, above
     the prompt if the user is typing, or before the next prompt if an answer is streaming.
+    While the background pass embeds, its progress shows at the right of the prompt line;
+    it runs only while the prompt waits.
     """
     watch = session.server
     completer = ReplCompleter(watch.model_names if watch else list)
     prompt = PromptSession[str](
         history=_history(sys.stderr), completer=completer, complete_while_typing=False
     )
+    if session.background is not None:
+        prompt.rprompt = lambda: _progress_text(session, prompt)
+        session.background.on_change = lambda: _redraw(prompt)
     pending: list[str] = []
     if watch is not None and announce:
         settings = session.answerer.settings
@@ -154,12 +164,33 @@ def _terminal_lines(session: Session, *, announce: bool) -> Iterable[str]:
     while True:
         while pending:
             print(pending.pop(0), flush=True)
+        if session.background is not None:
+            session.background.idle()
         try:
-            yield prompt.prompt(messages.REPL_PROMPT)
+            line = prompt.prompt(messages.REPL_PROMPT)
         except KeyboardInterrupt:
             continue
         except EOFError:
             return
+        finally:
+            if session.background is not None:
+                session.background.busy()
+        yield line
+
+
+def _progress_text(session: Session, prompt: PromptSession[str]) -> str | None:
+    """The background pass's progress, shown at the right of the prompt line while the
+    user types (not kept on the line once it is sent). Not a bottom toolbar: prompt_toolkit
+    draws one only where the terminal reports the cursor's position."""
+    if session.background is None or prompt.app.is_done:
+        return None
+    return session.background.status()
+
+
+def _redraw(prompt: PromptSession[str]) -> None:
+    """Called from the background pass's thread when its progress changed."""
+    if prompt.app.is_running:
+        prompt.app.invalidate()
 
 
 def _print_note(state: ServerState, settings: Settings, out: TextIO) -> None:

@@ -17,6 +17,7 @@ from typing import TextIO
 from docai import messages
 from docai.answer.answerer import Answerer
 from docai.answer.conversation import Conversation
+from docai.cli.background import BackgroundPass
 from docai.cli.passages import snippet, source_label
 from docai.cli.render import AnswerPrinter
 from docai.cli.server_check import (
@@ -51,6 +52,7 @@ class Session:
     leaving: bool = False  # the user asked to end the session
     server: ServerWatch | None = None  # what is known of the model server (REPL at a terminal)
     conversation: Conversation = field(default_factory=Conversation)  # the turns so far
+    background: BackgroundPass | None = None  # embeds the collection while the prompt waits
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,11 +201,13 @@ def _check_model(session: Session, settings: Settings) -> tuple[str | None, str 
 def _reindex(session: Session, _argument: str) -> None:
     answerer = session.answerer
     try:
-        opened = open_retrieval(answerer.settings, sys.stderr)
+        opened = open_retrieval(answerer.settings, sys.stderr, announce=False)
     except DocaiError as error:
         # e.g. the docs folder was moved away: keep answering from the index we have.
         _say(session, messages.ERROR_PREFIX.format(message=strip_controls(str(error))))
         return
+    if session.background is not None:  # it embeds the old chunks with the old embedder
+        session.background = session.background.replaced_by(opened.dense)
     answerer.replace_index(opened.index, opened.dense)
     session.last_answer = None
     report = opened.report

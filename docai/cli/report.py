@@ -15,7 +15,7 @@ from docai.cli.terminal_text import one_line
 from docai.loading import display_name
 
 if TYPE_CHECKING:  # imported for its type only: the build stage is heavy to import
-    from docai.index.build import BuildReport
+    from docai.index.build_report import BuildReport
 
 # How many kinds of unsupported files the "no documents" message names.
 LISTED_KINDS = 5

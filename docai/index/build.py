@@ -1,13 +1,13 @@
 """build_index: the stored index of a docs folder, reusing the on-disk cache wherever it can.
 
-Files whose size and mtime match the cache are reused without being read (unless modified
-within `RACY_WINDOW_NS` of the cache's last write: those could have changed unseen); the
-others are hashed, and only those whose bytes changed are parsed, chunked and term-counted, in
-parallel across cores. The cached counts of the reused files are merged with the fresh
-ones in canonical form (see `counts`), and the TF-IDF idf is computed from the merged counts
-by scikit-learn (`scoring.smooth_idf`), so an incremental build searches exactly like a full
-rebuild. When no file's bytes changed and none was removed, the cached matrix, idf and chunk
-table are that result already and are used as loaded: scikit-learn is not even imported.
+What can be reused is decided first (`docai.index.reuse.survey`: files whose size and mtime
+match the cache are kept without being read); the other files are hashed, and only those
+whose bytes changed are parsed, chunked and term-counted, in parallel across cores. The
+cached counts of the reused files are merged with the fresh ones in canonical form (see
+`counts`), and the TF-IDF idf is computed from the merged counts by scikit-learn
+(`scoring.smooth_idf`), so an incremental build searches exactly like a full rebuild. When
+no file changed, the stored index is the result (`reuse.unchanged_index`): `open_index`
+then does not even import this module.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from itertools import groupby
 from pathlib import Path
@@ -25,64 +25,23 @@ from time import perf_counter
 import numpy as np
 
 from docai import messages
-from docai.chunking import CHUNKER_VERSION
-from docai.errors import CacheError
 from docai.index import cache
+from docai.index.build_report import BuildReport, PhaseTimings
 from docai.index.cache import CachedIndex, CacheKey, FileEntry
 from docai.index.chunk_table import ChunkTable
 from docai.index.counts import block_of, merge
+from docai.index.reuse import RACY_WINDOW_NS, Survey, cache_key, report_of, survey, unchanged_index
 from docai.index.scoring import smooth_idf
 from docai.index.workers import ParsedFile, parse_file, start_worker
-from docai.loading import PARSER_VERSION, scan, source_name
-from docai.records import Notice, Progress, Skipped, progress_for
+from docai.records import Progress, progress_for
 from docai.settings import Settings
-from docai.text.analysis import ANALYZER_VERSION
+
+__all__ = ["RACY_WINDOW_NS", "BuildReport", "PhaseTimings", "build_index", "cache_key", "finish"]
 
 # Below this many files to parse, starting worker processes costs more than it saves.
 MIN_FILES_FOR_WORKERS = 16
 # Below this many files parsing takes about a second: a bar would only flicker.
 MIN_FILES_FOR_BAR = 50
-# A file modified this close to (or after) the cache's last write may have changed again
-# within one timestamp tick, keeping its size and mtime: it is hashed, not trusted (git's
-# "racily clean" rule). Two seconds cover the coarsest common filesystem clocks (FAT, HFS+).
-RACY_WINDOW_NS = 2_000_000_000
-
-
-@dataclass(frozen=True, slots=True)
-class PhaseTimings:
-    """Seconds spent per phase: scan (discover, stat, read cache), parse, index, save."""
-
-    scan: float
-    parse: float
-    index: float
-    save: float
-
-
-@dataclass(frozen=True, slots=True)
-class BuildReport:
-    """What build_index did, for `docai index` and the REPL banner.
-
-    `files` counts the files indexed (not skipped); new/changed/unchanged partition every
-    discovered file. `skipped` holds the files that gave no text and what the walk passed
-    over (links out of the folder, pipes, folders it could not read), by source, each with
-    its reason; a source is the real name: show it through `loading.display_name`.
-    `cache_status` is None when the cache was valid (or absent), else a pt-BR line saying
-    why it was rebuilt; `cache_warning` says the index could not be saved.
-    """
-
-    files: int
-    new: int
-    changed: int
-    removed: int
-    unchanged: int
-    skipped: tuple[Skipped, ...]
-    notices: tuple[Notice, ...]
-    sections: int
-    chunks: int
-    tokens: int
-    timings: PhaseTimings
-    cache_status: str | None
-    cache_warning: str | None
 
 
 def build_index(
@@ -90,110 +49,41 @@ def build_index(
 ) -> tuple[CachedIndex, BuildReport]:
     """Build or refresh the stored index of `settings.docs_dir` (parsing only what changed
     since the cache was written); raises DocsFolderError only."""
-    started = perf_counter()
-    root = settings.docs_dir
-    follow_links = settings.follow_links
-    found = scan(root, follow_links=follow_links)
-    sources = [source_name(root, path) for path in found.files]
-    directory = settings.resolved_cache_dir()
-    previous, cache_status = _read_cache(directory, cache_key(settings), settings.rebuild)
-    known = {entry.source: entry for entry in previous.files} if previous else {}
-    saved_at = cache.saved_at_ns(directory) if previous else None
-    kept, tasks = _plan(root, sources, known, trusted_before_ns=(saved_at or 0) - RACY_WINDOW_NS)
-    scanned = perf_counter()
+    return finish(survey(settings), settings, progress=progress)
 
-    work = partial(parse_file, root, settings.chunking, follow_links=follow_links)
-    parsed = {item.source: item for item in _parse_all(work, tasks, progress)}
+
+def finish(
+    found: Survey, settings: Settings, *, progress: Progress | None = None
+) -> tuple[CachedIndex, BuildReport]:
+    """The index `found` (the survey of `settings.docs_dir`) calls for: hash, parse and
+    merge what changed, then save."""
+    if found.unchanged:
+        return unchanged_index(found)
+    scanned = perf_counter()
+    work = partial(parse_file, found.root, settings.chunking, follow_links=settings.follow_links)
+    parsed = {item.source: item for item in _parse_all(work, found.tasks, progress)}
     parsed_at = perf_counter()
 
-    entries, fresh = _entries(sources, kept, parsed, known)
-    stored = _assemble(cache_key(settings), entries, fresh, parsed, previous)
-    chunks = stored.chunks
+    known = found.known
+    entries, fresh = _entries(found.sources, found.kept, parsed, known)
+    stored = _assemble(found.key, entries, fresh, parsed, found.previous)
     indexed = perf_counter()
 
     changed_files = sum(1 for source in fresh if source in known)
-    removed = len(known.keys() - set(sources))
-    dirty = previous is None or removed or len(kept) < len(sources)
-    warning = _save(directory, stored) if dirty else None
+    removed = len(known.keys() - set(found.sources))
+    dirty = found.previous is None or removed or len(found.kept) < len(found.sources)
+    warning = _save(found.directory, stored) if dirty else None
     saved = perf_counter()
 
-    report = BuildReport(
-        files=sum(1 for entry in entries if entry.skipped is None),
-        new=len(fresh) - changed_files,
-        changed=changed_files,
-        removed=removed,
-        unchanged=len(sources) - len(fresh),
-        skipped=_skipped(found.skipped, entries),
-        notices=tuple(Notice(e.source, message) for e in entries for message in e.notices),
-        sections=sum(entry.sections for entry in entries),
-        chunks=len(chunks),
-        tokens=int(chunks.tokens.sum()),
-        timings=PhaseTimings(
-            scan=scanned - started,
-            parse=parsed_at - scanned,
-            index=indexed - parsed_at,
-            save=saved - indexed,
-        ),
-        cache_status=cache_status,
-        cache_warning=warning,
+    timings = PhaseTimings(
+        scan=scanned - found.started,
+        parse=parsed_at - scanned,
+        index=indexed - parsed_at,
+        save=saved - indexed,
     )
-    return stored, report
-
-
-def cache_key(settings: Settings) -> CacheKey:
-    chunking = settings.chunking
-    return CacheKey(
-        max_tokens=chunking.max_tokens,
-        overlap_tokens=chunking.overlap_tokens,
-        encoding=chunking.encoding,
-        parser_version=PARSER_VERSION,
-        chunker_version=CHUNKER_VERSION,
-        analyzer_version=ANALYZER_VERSION,
-    )
-
-
-def _read_cache(
-    directory: Path, key: CacheKey, rebuild: bool
-) -> tuple[CachedIndex | None, str | None]:
-    if rebuild:
-        return None, messages.CACHE_REBUILT.format(reason=messages.CACHE_REBUILD_ASKED)
-    try:
-        return cache.load(directory, key), None
-    except CacheError as error:
-        return None, messages.CACHE_REBUILT.format(reason=error)
-
-
-def _plan(
-    root: Path, sources: list[str], known: dict[str, FileEntry], *, trusted_before_ns: int
-) -> tuple[set[str], list[tuple[str, str | None]]]:
-    """Split files into kept (same size and mtime, modified before `trusted_before_ns`: not
-    even read) and tasks for the workers (hashed; parsed only if the bytes changed)."""
-    kept: set[str] = set()
-    tasks: list[tuple[str, str | None]] = []
-    folder = os.fspath(root)
-    for source in sources:
-        entry = known.get(source)
-        if (entry is not None and entry.mtime_ns < trusted_before_ns
-                and _same_stat(os.path.join(folder, source), entry)):
-            kept.add(source)
-        else:
-            tasks.append((source, entry.sha256 if entry else None))
-    return kept, tasks
-
-
-def _same_stat(path: str, entry: FileEntry) -> bool:
-    """A plain string path: building a `Path` per file would cost more than its stat."""
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return False
-    return stat.st_size == entry.size and stat.st_mtime_ns == entry.mtime_ns
-
-
-def _skipped(passed_over: tuple[Skipped, ...], entries: list[FileEntry]) -> tuple[Skipped, ...]:
-    """What the walk passed over and the files that gave no text, in one list by source."""
-    unusable = (Skipped(e.source, e.skipped) for e in entries if e.skipped is not None)
-    return tuple(sorted([*passed_over, *unusable], key=lambda item: item.source))
+    return stored, report_of(found, stored, new=len(fresh) - changed_files,
+                             changed=changed_files, removed=removed, timings=timings,
+                             cache_warning=warning)
 
 
 def _parse_all(
@@ -317,7 +207,7 @@ def _assemble(
     blocks = [parsed[entry.source].counts for entry in entries if entry.source in fresh]
     if previous is not None and reused:
         rows = np.concatenate(reused)
-        blocks.insert(0, block_of(previous.vocabulary, previous.counts[rows]))
+        blocks.insert(0, block_of(previous.vocabulary, previous.counts.take_rows(rows)))
     vocabulary, stacked = merge(blocks)
     # `stacked` holds the reused files' rows first, then the fresh ones, each in file order.
     next_row = {False: 0, True: sum(len(rows) for rows in reused)}
@@ -329,9 +219,10 @@ def _assemble(
         next_row[is_fresh] += size
         start = placed[-1].rows[1] if placed else 0
         placed.append(replace(entry, rows=(start, start + size)))
-    counts = stacked[np.concatenate(permutation)]
+    counts = stacked.take_rows(np.concatenate(permutation))
     chunks = _chunk_table(entries, fresh, parsed, previous)
-    return CachedIndex(key, tuple(placed), vocabulary, counts, chunks, smooth_idf(counts))
+    return CachedIndex(key, tuple(placed), vocabulary, counts, chunks, smooth_idf(counts),
+                       counts.column_order())
 
 
 def _chunk_table(

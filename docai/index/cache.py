@@ -1,11 +1,14 @@
 """The on-disk index cache: `manifest.json` (what was indexed, from which bytes) + `arrays.npz`.
 
 Why two files: per-file bookkeeping is naturally JSON, while the term-count matrix, its
-TF-IDF idf and the chunks (texts, heading paths, ordinals, token counts) are bulk data: they
+TF-IDF idf, its column-major order and the chunks (texts, heading paths, ordinals, token
+counts) are bulk data: they
 go to an `.npz` read with `allow_pickle=False`, texts as one UTF-8 buffer with offsets, so a
 warm start reads them in one copy instead of parsing 100k JSON strings into objects
 (`ChunkTable`). The idf is stored, although the counts determine it, because computing it
-takes scikit-learn, whose import alone costs a warm start about a second.
+takes scikit-learn, whose import alone costs a warm start about a second; so is the order
+of the counts' entries by column (`Csr.column_order`), the column layout every search
+needs, which numpy alone would take a sort to find.
 The zip's CRC-32 of every array catches damaged bytes. A random `generation` id written
 into both files lets a reader notice a pair that comes from two different writes. Anything
 unexpected raises `CacheError`: the caller rebuilds, it never trusts a half-valid cache.
@@ -31,16 +34,17 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from docai import __version__, messages
 from docai.errors import CacheError
 from docai.index import storage
 from docai.index.chunk_table import ChunkTable, Strings
+from docai.index.sparse import Csr
 
 # Bumped whenever the layout of either file or of the folder changes: a cache written in
-# another layout is reported as such and rebuilt, never misread. (5: generation folders.)
-FORMAT_VERSION = 5
+# another layout is reported as such and rebuilt, never misread. (5: generation folders;
+# 6: the counts' column order.)
+FORMAT_VERSION = 6
 MANIFEST_NAME = "manifest.json"
 ARRAYS_NAME = "arrays.npz"
 LOCK_NAME = storage.LOCK_NAME
@@ -90,15 +94,17 @@ class FileEntry:
 
 @dataclass(frozen=True, slots=True)
 class CachedIndex:
-    """A whole index as stored: files in order, their chunks, the chunks' term counts and
-    the counts' idf (`scoring.smooth_idf`, float64, one per vocabulary term)."""
+    """A whole index as stored: files in order, their chunks, the chunks' term counts, the
+    counts' idf (`scoring.smooth_idf`, float64, one per vocabulary term) and their entries'
+    column-major order (`Csr.column_order`)."""
 
     key: CacheKey
     files: tuple[FileEntry, ...]
     vocabulary: tuple[str, ...]
-    counts: sp.csr_matrix
+    counts: Csr
     chunks: ChunkTable
     idf: np.ndarray
+    column_order: np.ndarray
 
 
 def load(directory: Path, key: CacheKey) -> CachedIndex | None:
@@ -134,7 +140,8 @@ def load(directory: Path, key: CacheKey) -> CachedIndex | None:
     chunks = _build_chunks(arrays, files)
     idf = _build_idf(arrays, len(vocabulary))
     return CachedIndex(
-        key=key, files=files, vocabulary=vocabulary, counts=counts, chunks=chunks, idf=idf
+        key=key, files=files, vocabulary=vocabulary, counts=counts, chunks=chunks, idf=idf,
+        column_order=_build_column_order(arrays, counts),
     )
 
 
@@ -178,6 +185,7 @@ def save(directory: Path, cached: CachedIndex) -> None:
                 indptr=counts.indptr.astype(np.int64, copy=False),
                 shape=np.asarray(counts.shape, dtype=np.int64),
                 idf=cached.idf.astype(np.float64, copy=False),
+                column_order=cached.column_order.astype(np.int64, copy=False),
                 generation=np.asarray(generation),
                 ordinals=chunks.ordinals,
                 tokens=chunks.tokens,
@@ -217,19 +225,32 @@ def _generation(arrays: dict[str, np.ndarray]) -> str:
     return str(generation)
 
 
-def _build_matrix(arrays: dict[str, np.ndarray], width: int) -> sp.csr_matrix:
+def _build_matrix(arrays: dict[str, np.ndarray], width: int) -> Csr:
     shape = _array(arrays, "shape")
     if shape.shape != (2,) or shape.dtype != np.int64 or int(shape[1]) != width:
         raise CacheError(messages.CACHE_ARRAYS_CORRUPT)
     try:
-        counts = sp.csr_matrix(
-            (_array(arrays, "data"), _array(arrays, "indices"), _array(arrays, "indptr")),
-            shape=(int(shape[0]), width),
+        return Csr.checked(
+            _array(arrays, "data"), _array(arrays, "indices"), _array(arrays, "indptr"),
+            (int(shape[0]), width),
         )
-        counts.check_format(full_check=True)
-    except (ValueError, TypeError) as error:
+    except ValueError as error:
         raise CacheError(messages.CACHE_ARRAYS_CORRUPT) from error
-    return counts
+
+
+def _build_column_order(arrays: dict[str, np.ndarray], counts: Csr) -> np.ndarray:
+    """The stored column-major order of the entries, checked to be exactly that: their
+    (column, row) pairs strictly increasing (so it is a permutation, too)."""
+    order = _array(arrays, "column_order")
+    if order.dtype != np.int64 or order.shape != (counts.nnz,):
+        raise CacheError(messages.CACHE_ARRAYS_CORRUPT)
+    if counts.nnz:
+        if order.min() < 0 or order.max() >= counts.nnz:
+            raise CacheError(messages.CACHE_ARRAYS_CORRUPT)
+        keys = counts.indices[order].astype(np.int64) * counts.shape[0] + counts.row_ids()[order]
+        if np.any(np.diff(keys) <= 0):
+            raise CacheError(messages.CACHE_ARRAYS_CORRUPT)
+    return order
 
 
 def _build_idf(arrays: dict[str, np.ndarray], width: int) -> np.ndarray:

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from docai.index.sparse import Csr
+
 
 @dataclass(frozen=True, slots=True)
 class CountBlock:
@@ -46,7 +48,7 @@ def count_terms(term_lists: list[list[str]]) -> CountBlock:
     )
 
 
-def block_of(vocabulary: Sequence[str], counts: sp.csr_matrix) -> CountBlock:
+def block_of(vocabulary: Sequence[str], counts: Csr) -> CountBlock:
     """View a stored matrix (e.g. the reused rows of the cache) as one block."""
     return CountBlock(
         vocabulary=tuple(vocabulary),
@@ -56,7 +58,7 @@ def block_of(vocabulary: Sequence[str], counts: sp.csr_matrix) -> CountBlock:
     )
 
 
-def merge(blocks: Sequence[CountBlock]) -> tuple[tuple[str, ...], sp.csr_matrix]:
+def merge(blocks: Sequence[CountBlock]) -> tuple[tuple[str, ...], Csr]:
     """Stack the blocks' rows in order over their union vocabulary, in canonical form."""
     ids: dict[str, int] = {}
     indices: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
@@ -83,4 +85,4 @@ def merge(blocks: Sequence[CountBlock]) -> tuple[tuple[str, ...], sp.csr_matrix]
         (data, new_id[flat_indices], all_indptr), shape=(len(all_indptr) - 1, len(order))
     )
     matrix.sort_indices()
-    return tuple(terms[i] for i in order), matrix
+    return tuple(terms[i] for i in order), Csr.of(matrix)

@@ -12,19 +12,29 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
+
+from docai.index.sparse import Csc, Csr
 
 
 @dataclass(frozen=True, eq=False)
 class TermMatrix:
-    """Term counts: row i = chunk i, column j = `vocabulary[j]`; int32, canonical CSR."""
+    """Term counts: row i = chunk i, column j = `vocabulary[j]`; int32, canonical CSR.
+
+    `counts` may be given as any scipy sparse matrix too (the build and tests make them);
+    it is kept as a `Csr`. `column_order`, when known (the cache stores it), is the
+    entries' column-major order (`Csr.column_order`), so the column layout the scorers
+    need costs a gather instead of a sort.
+    """
 
     vocabulary: tuple[str, ...]
-    counts: sp.csr_matrix
+    counts: Csr
+    column_order: np.ndarray | None = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "counts", Csr.of(self.counts))
         if self.counts.shape[1] != len(self.vocabulary):
             raise ValueError(
                 f"{self.counts.shape[1]} columns for {len(self.vocabulary)} vocabulary terms"
@@ -35,29 +45,32 @@ class TermMatrix:
         return self.counts.shape[0]
 
 
-def canonical(matrix: TermMatrix) -> tuple[TermMatrix, sp.csc_matrix, bool]:
-    """`matrix` in canonical form, with its column layout (CSC, which the scorers fit from)
+def canonical(matrix: TermMatrix) -> tuple[TermMatrix, Csc, bool]:
+    """`matrix` in canonical form, with its column layout (which the scorers fit from)
     and whether the columns are the given ones in the given order (so per-column values
     computed for `matrix`, such as a stored idf, still line up).
 
     A matrix loaded from the cache or merged by `counts.merge` is canonical already; the
-    column layout, needed anyway, shows it (no empty column) without another pass.
+    column layout, needed anyway, shows it (no empty column) without another pass. Any
+    other is rearranged with scipy, imported only then.
     """
-    counts = _canonical_counts(matrix.counts)
-    columns = counts.tocsc()
-    vocabulary = matrix.vocabulary
+    counts, vocabulary, order = matrix.counts, matrix.vocabulary, matrix.column_order
+    if not counts.is_canonical():
+        counts, order = Csr.of(_canonical_counts(counts.to_scipy())), None
+        matrix = TermMatrix(vocabulary, counts)
+    columns = Csc.of_rows(counts, counts.column_order() if order is None else order)
     if np.all(np.diff(columns.indptr)) and all(map(operator.lt, vocabulary, vocabulary[1:])):
-        return TermMatrix(vocabulary, counts), columns, True
+        return matrix, columns, True
     used = np.flatnonzero(np.diff(columns.indptr)).tolist()
-    order = sorted(used, key=vocabulary.__getitem__)
-    prepared = TermMatrix(
-        tuple(vocabulary[j] for j in order), _canonical_counts(counts[:, order])
-    )
-    return prepared, prepared.counts.tocsc(), False
+    ordered = sorted(used, key=vocabulary.__getitem__)
+    prepared = Csr.of(_canonical_counts(counts.to_scipy()[:, ordered]))
+    return (TermMatrix(tuple(vocabulary[j] for j in ordered), prepared),
+            Csc.of_rows(prepared, prepared.column_order()), False)
 
 
-def _canonical_counts(counts: sp.csr_matrix) -> sp.csr_matrix:
-    """int32 counts, duplicates summed, column indices sorted: one layout per content."""
+def _canonical_counts(counts: Any) -> Any:
+    """int32 counts, duplicates summed, column indices sorted: one layout per content
+    (`counts` is a scipy CSR matrix)."""
     if counts.dtype == np.int32 and counts.has_canonical_format:
         return counts
     counts = counts.astype(np.int32)

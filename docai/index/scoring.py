@@ -4,7 +4,8 @@ Both scorers are fitted from raw counts only, so an index assembled from stored 
 counts scores exactly like a full rebuild. Each keeps its weights in CSC (column-major)
 layout: a question touches only the columns of its few terms, so scoring costs the number
 of postings of those terms, not the size of the corpus. Both are built from one CSC copy
-of the counts (`columns`) so opening a large index converts the layout once.
+of the counts (`columns`) so opening a large index converts the layout once. They are
+plain numpy (`docai.index.sparse`), so a warm search never imports scipy.
 
 The TF-IDF idf comes from scikit-learn (`smooth_idf`), imported only when an idf is
 computed: it is stored with the counts in the cache, so a warm start, which reuses the
@@ -16,10 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
+
+from docai.index.sparse import Csc, Csr
 
 
-def _per_entry(column_values: np.ndarray, columns: sp.csc_matrix) -> np.ndarray:
+def _per_entry(column_values: np.ndarray, columns: Csc) -> np.ndarray:
     """Each column's value repeated over its stored entries (cheaper than gathering by a
     column id per entry: nothing is looked up)."""
     return np.repeat(column_values, np.diff(columns.indptr))
@@ -32,7 +34,7 @@ def lucene_idf(document_frequency: np.ndarray, rows: int) -> np.ndarray:
     return np.log1p((rows - frequency + 0.5) / (frequency + 0.5))
 
 
-def smooth_idf(counts: sp.spmatrix) -> np.ndarray:
+def smooth_idf(counts: Csr | Csc) -> np.ndarray:
     """The idf scikit-learn's `TfidfTransformer(sublinear_tf=True, norm="l2")` fits on a
     chunk x term count matrix: ln((1 + n) / (1 + df)) + 1 per column, float64, each >= 1.
 
@@ -43,7 +45,7 @@ def smooth_idf(counts: sp.spmatrix) -> np.ndarray:
         return np.zeros(0)
     from sklearn.feature_extraction.text import TfidfTransformer  # here: a 1 s import
 
-    return TfidfTransformer(sublinear_tf=True, norm="l2").fit(counts).idf_
+    return TfidfTransformer(sublinear_tf=True, norm="l2").fit(counts.to_scipy()).idf_
 
 
 @dataclass(frozen=True, eq=False)
@@ -57,16 +59,14 @@ class TfidfScorer:
     """
 
     idf: np.ndarray
-    by_column: sp.csc_matrix
+    by_column: Csc
 
     @classmethod
-    def fit(
-        cls, counts: sp.csr_matrix, columns: sp.csc_matrix, idf: np.ndarray | None = None
-    ) -> TfidfScorer:
-        """`columns` is `counts.tocsc()` (shared with the BM25 scorer); `idf` is
+    def fit(cls, counts: Csr, columns: Csc, idf: np.ndarray | None = None) -> TfidfScorer:
+        """`columns` is the column layout of `counts` (shared with the BM25 scorer); `idf` is
         `smooth_idf(counts)` when already known (stored in the cache), else computed here."""
         if counts.shape[1] == 0:  # no terms at all (empty docs folder): nothing can match
-            return cls(idf=np.zeros(0), by_column=sp.csc_matrix(counts.shape))
+            return cls(idf=np.zeros(0), by_column=Csc.empty(counts.shape))
         if idf is None:
             idf = smooth_idf(columns)
         rows = columns.indices.astype(np.intp)  # converted once, used twice
@@ -77,7 +77,7 @@ class TfidfScorer:
         squares = np.square(weights, out=scratch)  # reused: one 8-byte-per-count temporary fewer
         norms = np.sqrt(np.bincount(rows, weights=squares, minlength=counts.shape[0]))
         weights /= norms[rows]
-        return cls(idf=idf, by_column=_with_data(columns, weights))
+        return cls(idf=idf, by_column=columns.with_data(weights))
 
     def query_vector(self, term_ids: np.ndarray, term_counts: np.ndarray) -> np.ndarray:
         weights = (1.0 + np.log(term_counts)) * self.idf[term_ids]
@@ -85,15 +85,40 @@ class TfidfScorer:
 
     def scores(self, term_ids: np.ndarray, term_counts: np.ndarray) -> np.ndarray:
         """Cosine of the question with every chunk (0 for chunks sharing no term)."""
-        return self.by_column[:, term_ids] @ self.query_vector(term_ids, term_counts)
+        return self.by_column.weighted_sum(term_ids, self.query_vector(term_ids, term_counts))
 
-    def similarities(self, counts: sp.csr_matrix) -> np.ndarray:
-        """Pairwise cosine between the chunks whose count rows are given (dense, square)."""
-        block = counts.astype(np.float64)
-        block.data = (1.0 + np.log(block.data)) * self.idf[block.indices]
-        lengths = np.sqrt(np.asarray(block.multiply(block).sum(axis=1)).ravel())
-        block = sp.diags(1.0 / np.where(lengths > 0, lengths, 1.0)) @ block
-        return (block @ block.T).toarray()
+    def similarities(self, counts: Csr) -> np.ndarray:
+        """Pairwise cosine between the chunks whose count rows are given (dense, square).
+
+        Computed as scipy computed it, to the last bit: each row's length by
+        `np.add.reduceat` over its squares, rows scaled by the inverse length, and each
+        pair's dot product summed from 0 over their shared terms in descending column
+        order (the order scipy's sparse product visits a row it has just scaled).
+        """
+        rows = counts.row_ids()
+        values = np.log(counts.data.astype(np.float64))
+        values += 1.0
+        values *= self.idf[counts.indices]
+        size = counts.shape[0]
+        lengths = np.zeros(size)
+        nonempty = np.flatnonzero(np.diff(counts.indptr))
+        if len(nonempty):
+            lengths[nonempty] = np.add.reduceat(values * values, counts.indptr[nonempty])
+        lengths = np.sqrt(lengths)
+        scaled = (1.0 / np.where(lengths > 0, lengths, 1.0))[rows] * values
+        # Entries by column descending (rows ascending within one), then every pair of
+        # entries of one column: a pair's products arrive in descending column order.
+        order = np.lexsort((rows, -counts.indices.astype(np.int64)))
+        columns, rows, scaled = counts.indices[order], rows[order], scaled[order]
+        starts = np.flatnonzero(np.diff(columns, prepend=-1))
+        group = np.diff(np.append(starts, len(columns)))
+        partners = np.repeat(group, group)  # per entry: the entries sharing its column
+        left = np.repeat(np.arange(len(columns)), partners)
+        first = np.repeat(np.repeat(starts, group), partners)
+        right = first + np.arange(len(left)) - np.repeat(np.cumsum(partners) - partners, partners)
+        pairs = rows[left].astype(np.int64) * size + rows[right]
+        dots = np.bincount(pairs, weights=scaled[left] * scaled[right], minlength=size * size)
+        return dots.reshape(size, size)
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,17 +129,15 @@ class Bm25Scorer:
     weighted by how often each term occurs in the question.
     """
 
-    by_column: sp.csc_matrix
+    by_column: Csc
 
     @classmethod
-    def fit(
-        cls, counts: sp.csr_matrix, columns: sp.csc_matrix, k1: float, b: float
-    ) -> Bm25Scorer:
-        """`columns` is `counts.tocsc()` (shared with the TF-IDF scorer); `k1` is the
+    def fit(cls, counts: Csr, columns: Csc, k1: float, b: float) -> Bm25Scorer:
+        """`columns` is the column layout of `counts` (shared with the TF-IDF scorer); `k1` is the
         term-frequency saturation, `b` the length normalisation (`RetrievalParams`)."""
         n_rows = counts.shape[0]
         idf = lucene_idf(np.diff(columns.indptr), n_rows)
-        lengths = np.asarray(counts.sum(axis=1), dtype=np.float64).ravel()
+        lengths = counts.row_sums().astype(np.float64)
         average = (lengths.mean() if n_rows else 0.0) or 1.0  # all-empty rows: no division by 0
         tf = columns.data.astype(np.float64)
         # k1 * (1 - b + b * length / average), per row, then spread over the row's entries
@@ -123,12 +146,7 @@ class Bm25Scorer:
         tf *= k1 + 1.0
         tf /= denominator
         tf *= _per_entry(idf, columns)
-        return cls(by_column=_with_data(columns, tf))
+        return cls(by_column=columns.with_data(tf))
 
     def scores(self, term_ids: np.ndarray, term_counts: np.ndarray) -> np.ndarray:
-        return self.by_column[:, term_ids] @ term_counts
-
-
-def _with_data(columns: sp.csc_matrix, data: np.ndarray) -> sp.csc_matrix:
-    """The same sparsity structure with other values (index arrays shared, not copied)."""
-    return sp.csc_matrix((data, columns.indices, columns.indptr), shape=columns.shape, copy=False)
+        return self.by_column.weighted_sum(term_ids, term_counts)

@@ -159,11 +159,15 @@ CONFIG_BAD_VALUE = (
 CONFIG_EXPECTED_NAME = "um nome entre aspas, sem espaços"
 CONFIG_EXPECTED_FOLDER = "o caminho de uma pasta, entre aspas"
 CONFIG_EXPECTED_URL = "um endereço como http://127.0.0.1:11434, entre aspas"
+CONFIG_EXPECTED_SWITCH = '"on" ou "off" (ou true/false, sem aspas)'
+CONFIG_BAD_ENV = "a variável de ambiente {name}={value!r} não é válida: use {expected}"
+CONFIG_BUNDLED_EMBEDDER = "multilingual-e5-small (embutido)"
 CONFIG_EXPECTED_K = "um número inteiro de 1 a {maximum}, sem aspas"
 CONFIG_EXAMPLES = {
     "docs": 'docs = "~/projeto/docs"',
     "model": 'model = "llama3.2"',
     "server": 'server = "http://127.0.0.1:11434"',
+    "dense": 'dense = "off"',
     "embedder": 'embedder = "nomic-embed-text"',
     "k": "k = 5",
 }
@@ -202,3 +206,4 @@ REPL_MODEL_UNCHECKED = (
 REPL_HELP_CLEAR = "limpa a tela (também clear ou Ctrl-L)"
 REPL_READY = "docai pronto: {files} arquivo(s), {chunks} trecho(s) de {docs}; modelo {model}."
 REPL_ECHO = "docai> {line}"
+OPTION_BAD_SWITCH = "valor inválido: {value!r} (use on ou off)"

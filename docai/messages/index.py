@@ -53,3 +53,14 @@ INDEX_NOT_SAVED = (
     "índice construído, mas não salvo em {path} (motivo no aviso acima); até a pasta do "
     "cache ser gravável, cada comando vai reconstruí-lo"
 )
+
+# --- docai index --embed (docai/cli/commands/index.py) ---
+INDEX_EMBED_NEEDS_DENSE = (
+    "--embed calcula os embeddings da busca por significado, que está desligada "
+    "(--dense off ou DOCAI_DENSE=off); tire essa opção para usá-lo"
+)
+INDEX_EMBED_INTERRUPTED = (
+    "Interrompido. Os embeddings já calculados estão salvos; `docai index --embed` "
+    "continua de onde parou."
+)
+INDEX_EMBEDDED = "Embeddings prontos para os {chunks} trechos ({windows} janelas novas em {seconds:.1f} s)."

@@ -46,7 +46,13 @@ DENSE_NO_OLLAMA_MODEL = (
     "com --embed-model"
 )
 DENSE_PROBLEM_NO_DATA = "falta a lista `data` com os embeddings"
-DENSE_EMBEDDER_IN_USE = "busca por significado com {name}"
+DENSE_EMBEDDER_IN_USE = "Busca por significado: {name} (--dense off desliga)."
+DENSE_BUNDLED_LABEL = "multilingual-e5-small, embutido"
+DENSE_SERVER_LABEL = "{model}, no {server}"
+DENSE_SERVER_KINDS = {"ollama": "Ollama", "openai": "servidor compatível com OpenAI"}
+DENSE_AUTO_FALLBACK = "{reason}; usando o modelo de embeddings embutido."
+DENSE_QUESTION_PROGRESS = "Preparando a busca por significado"
+DENSE_BACKGROUND_STATUS = "Embeddings: {done} de {total} trechos ({percent}%)"
 
 # --- evaluation, `docai eval` (docai/retrieval/evaluation.py, docai/cli/commands/evaluate.py) ---
 EVAL_FILE_UNREADABLE = "não consigo ler o arquivo de perguntas {file}: {reason}"

@@ -39,9 +39,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from docai.index.scoring import lucene_idf
+from docai.index.sparse import Csc, Csr
 from docai.retrieval.params import RetrievalParams
 
 
@@ -76,12 +76,12 @@ class Concepts:
                 np.array(self.named + names, dtype=bool))
 
 
-def _postings(postings: sp.csc_matrix, column: int) -> np.ndarray:
+def _postings(postings: Csc, column: int) -> np.ndarray:
     return postings.indices[postings.indptr[column]:postings.indptr[column + 1]]
 
 
 def concept_weights(
-    postings: sp.csc_matrix, concepts: Concepts, params: RetrievalParams
+    postings: Csc, concepts: Concepts, params: RetrievalParams
 ) -> np.ndarray:
     """idf of each concept, from the document frequency of its most frequent term (a
     lower bound of the chunks holding any of its terms, read off the postings offsets in
@@ -103,7 +103,7 @@ def concept_weights(
 
 
 def passages_coverage(
-    counts: sp.csr_matrix,
+    counts: Csr,
     rows: np.ndarray,
     concepts: Concepts,
     weights: np.ndarray,
@@ -116,17 +116,16 @@ def passages_coverage(
     """
     if len(rows) == 0:
         return 0.0
-    block = counts[rows]
+    held = counts.take_rows(rows).indices  # the terms the passages hold (counts are >= 1)
     present = np.array(
-        [len(columns) > 0 and block[:, columns].count_nonzero() > 0
-         for columns in concepts.columns]
+        [len(columns) > 0 and bool(np.isin(held, columns).any()) for columns in concepts.columns]
         + [bool(np.isin(phrase, rows).any()) for phrase in concepts.phrase_rows], dtype=bool,
     )
     return float(_coverage(weights, present[:, None], concepts, params)[0])
 
 
 def file_coverage(
-    postings: sp.csc_matrix,
+    postings: Csc,
     source_of: np.ndarray,
     sources: Sequence[str],
     concepts: Concepts,

@@ -14,11 +14,11 @@ by its best window. The dense order of the candidates is fused with the lexical 
 reciprocal rank fusion with a small k (`dense_rrf_k`), so a chunk both orders put near the
 top wins, and a set where the embeddings are weaker keeps its lexical order nearly intact.
 
-The rest of the collection is embedded in small resumable steps (`embed_pending`, meant to
-run in a background thread while a session is idle, or to the end on request; the terminal
-does not start it yet); every step saves, so Ctrl-C or exit loses at most one step. Once
-every chunk has its vectors, a dense ranking over the whole collection may join the fusion
-(`dense_full_weight`).
+The rest of the collection is embedded in small resumable steps (`embed_pending`: the
+REPL runs it in a background thread while it waits for the user, `docai index --embed` to
+the end); every step saves, and `stop` is heard between batches of a few windows, so a
+question, Ctrl-C or exit waits for at most one batch. Once every chunk has its vectors, a
+dense ranking over the whole collection may join the fusion (`dense_full_weight`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from docai.index import vector_store
 from docai.index.chunk_table import ChunkTable
 from docai.llm.errors import LLMError
 from docai.records import Chunk, Progress, progress_for
-from docai.retrieval.embedders import Embedder, embedder_for
+from docai.retrieval.embedders import BundledE5, Embedder, embedder_for
 from docai.retrieval.fusion import reciprocal_rank_fusion, top
 from docai.retrieval.params import DEFAULT_PARAMS, RetrievalParams
 from docai.retrieval.window_vectors import WindowVectors
@@ -46,11 +46,14 @@ from docai.settings import Settings
 # Windows embedded (and saved) per background step: about 10 s on a busy 2-core CPU, so
 # Ctrl-C loses little and a question never waits long behind a step.
 STEP_WINDOWS = 32
-# Windows per call to the model: a question's embedding can slip in between two calls.
-EMBED_BATCH = 8
+# Windows per call to the model (about a second on a busy CPU): a question, or a request to
+# stop, waits for at most one call.
+EMBED_BATCH = 4
 QUESTION_CACHE_SIZE = 256
 # Below this many chunks left to embed, a progress bar would only flicker.
 MIN_CHUNKS_FOR_BAR = 16
+# A question whose candidates lack this many windows shows a bar while they are embedded.
+MIN_WINDOWS_FOR_BAR = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +83,8 @@ class DenseRanking:
     """Dense re-ranking for the chunks of one index (`SearchIndex.chunks`, same rows).
 
     `warn` receives one pt-BR line when the embedder fails: dense is then switched off for
-    the session and answers carry on with the lexical ranking alone.
+    the session and answers carry on with the lexical ranking alone. `progress` shows the
+    wait of a question whose candidates must be embedded first.
     """
 
     def __init__(
@@ -91,12 +95,14 @@ class DenseRanking:
         *,
         params: RetrievalParams = DEFAULT_PARAMS,
         warn: Callable[[str], None] = lambda line: None,
+        progress: Progress | None = None,
     ) -> None:
         self.chunks = ChunkTable.of(chunks)
         self.embedder = embedder
         self.vectors = vectors
         self.params = params
         self._warn = warn
+        self._progress = progress
         self._tiebreak = self.chunks.tiebreak()
         self._questions: LRUCache[str, np.ndarray] = LRUCache(QUESTION_CACHE_SIZE)
         self._windows: dict[int, tuple[str, ...]] = {}
@@ -110,7 +116,7 @@ class DenseRanking:
         """The same embedder, vectors and question cache ranking with other `params` (and,
         when the windows are the same, what the background pass found)."""
         other = DenseRanking(self.chunks, self.embedder, self.vectors, params=params,
-                             warn=self._warn)
+                             warn=self._warn, progress=self._progress)
         other._questions = self._questions
         if (params.window_chars, params.window_overlap) == (
             self.params.window_chars, self.params.window_overlap
@@ -138,7 +144,10 @@ class DenseRanking:
         if self._failed is not None or len(candidates) == 0:
             return Reranked(ranked, scores, None)
         try:
-            self._embed_windows(self._missing(candidates))
+            missing = self._missing(candidates)
+            with progress_for(self._progress, messages.DENSE_QUESTION_PROGRESS, len(missing),
+                              minimum=MIN_WINDOWS_FOR_BAR) as advance:
+                self._embed_windows(missing, advance=advance)
             query = self.question_vector(question)
         except LLMError as error:
             self._fail(error)
@@ -212,7 +221,7 @@ class DenseRanking:
                 before = self._cursor
                 rows, keys = self._next_missing(self._cursor, step)
                 try:
-                    self._embed_windows(keys)
+                    self._embed_windows(keys, stop=stop)
                 except LLMError as error:
                     self._fail(error)
                     break
@@ -268,9 +277,15 @@ class DenseRanking:
         while self._cursor < end and not self.vectors.missing(self._keys(self._cursor)):
             self._cursor += 1
 
-    def _embed_windows(self, wanted: list[tuple[int, str]]) -> None:
-        """Embed the windows (row, key) and save, in batches (what was embedded before a
-        failure is saved)."""
+    def _embed_windows(
+        self,
+        wanted: list[tuple[int, str]],
+        *,
+        advance: Callable[[int], None] = lambda count: None,
+        stop: Callable[[], bool] = lambda: False,
+    ) -> None:
+        """Embed the windows (row, key) in batches, until done or `stop()` (asked before
+        each batch), and save what was embedded, also after a failure."""
         if not wanted:
             return
         texts: dict[str, str] = {}
@@ -278,10 +293,16 @@ class DenseRanking:
             texts.update(zip(self._keys(row), self._texts(row), strict=True))
         try:
             for start in range(0, len(wanted), EMBED_BATCH):
+                if stop():
+                    break
                 batch = [key for _, key in wanted[start : start + EMBED_BATCH]]
                 with self._lock:
-                    vectors = self.embedder.embed_passages([texts[key] for key in batch])
-                self.vectors.add(batch, vectors)
+                    # A question and the background pass may want the same windows: the
+                    # one that comes second finds them embedded.
+                    if todo := self.vectors.missing(batch):
+                        vectors = self.embedder.embed_passages([texts[key] for key in todo])
+                        self.vectors.add(todo, vectors)
+                advance(len(batch))
         finally:
             self.vectors.save()
             self._report_notices()
@@ -315,13 +336,15 @@ def open_dense_ranking(
     params: RetrievalParams = DEFAULT_PARAMS,
     rebuild: bool = False,
     warn: Callable[[str], None] = lambda line: None,
+    progress: Progress | None = None,
 ) -> DenseRanking:
     """The dense ranking of `chunks` with `embedder`, its vectors kept in `cache_dir` (the
     index's folder, `Settings.resolved_cache_dir()`). Reads the store; embeds nothing and
     loads no model yet, so it costs nothing at start-up."""
     path = vector_store.store_path(cache_dir, embedder.name)
     vectors = WindowVectors(path, embedder.name, rebuild=rebuild)
-    ranking = DenseRanking(chunks, embedder, vectors, params=params, warn=warn)
+    ranking = DenseRanking(chunks, embedder, vectors, params=params, warn=warn,
+                           progress=progress)
     ranking._report_notices()
     return ranking
 
@@ -330,20 +353,24 @@ def open_dense(
     settings: Settings,
     chunks: Sequence[Chunk],
     *,
-    progress: Progress | None = None,
     warn: Callable[[str], None],
+    progress: Progress | None = None,
     params: RetrievalParams = DEFAULT_PARAMS,
 ) -> DenseRanking | None:
-    """The dense ranking when `--embed-model` names a server model, else None.
+    """The dense ranking `settings` ask for (None with `--dense off` or no chunks).
 
     Nothing is embedded here: candidates are embedded question by question (`rerank`).
-    `progress` is unused (kept for callers of the former up-front build).
+    When `--embed-model auto` finds no embedding model in Ollama (or no Ollama), `warn`
+    says so and the bundled model stands in.
     """
-    del progress
-    if not settings.embed_model or not chunks:
+    if not settings.dense or not chunks:
         return None
+    try:
+        embedder = embedder_for(settings)
+    except LLMError as error:
+        warn(messages.DENSE_AUTO_FALLBACK.format(reason=error))
+        embedder = BundledE5()
     return open_dense_ranking(
-        chunks, embedder_for(settings), settings.resolved_cache_dir(), params=params,
-        rebuild=settings.rebuild, warn=warn,
+        chunks, embedder, settings.resolved_cache_dir(), params=params,
+        rebuild=settings.rebuild, warn=warn, progress=progress,
     )
-

@@ -27,9 +27,10 @@ from functools import cached_property
 
 import numpy as np
 
-from docai.index.build import BuildReport, build_index
+from docai.index.build_report import BuildReport
 from docai.index.chunk_table import ChunkTable
 from docai.index.matrix import TermMatrix, canonical
+from docai.index.reuse import survey, unchanged_index
 from docai.index.scoring import Bm25Scorer, TfidfScorer
 from docai.records import Chunk, Hit, Progress
 from docai.retrieval import coverage
@@ -44,10 +45,21 @@ from docai.text.names import multiword_names, name_pattern
 def open_index(
     settings: Settings, *, progress: Progress | None = None
 ) -> tuple[SearchIndex, BuildReport]:
-    """The search index of `settings.docs_dir`, built or refreshed through the on-disk cache
-    (`docai.index.build`); raises DocsFolderError only."""
-    stored, report = build_index(settings, progress=progress)
-    matrix = TermMatrix(stored.vocabulary, stored.counts)
+    """The search index of `settings.docs_dir`, built or refreshed through the on-disk cache;
+    raises DocsFolderError only.
+
+    The build (`docai.index.build`) is imported only when a file changed: it brings the
+    parsers, worker processes, scipy and scikit-learn, a third of a second of imports that
+    a warm start, which only reads the cache, does not need.
+    """
+    found = survey(settings)
+    if found.unchanged:
+        stored, report = unchanged_index(found)
+    else:
+        from docai.index.build import finish
+
+        stored, report = finish(found, settings, progress=progress)
+    matrix = TermMatrix(stored.vocabulary, stored.counts, stored.column_order)
     return SearchIndex(stored.chunks, matrix, settings.retrieval, idf=stored.idf), report
 
 
@@ -168,7 +180,7 @@ class SearchIndex:
         candidates: np.ndarray | None = None
         for concept in self._analyzer.query_concepts(" ".join(words)):
             columns = self._known_columns(concept.terms)
-            rows = np.unique(self._tfidf.by_column[:, columns].indices).astype(np.int64)
+            rows = np.unique(self._tfidf.by_column.column_rows(columns)).astype(np.int64)
             if len(rows) > self.params.common_name_word_share * len(self.chunks):
                 return None
             candidates = rows if candidates is None else np.intersect1d(candidates, rows)
@@ -288,7 +300,7 @@ class SearchIndex:
         while True:
             prefix = ranked[:size]
             chosen = drop_near_duplicates(
-                self._tfidf.similarities(self._matrix.counts[prefix]), k, threshold,
+                self._tfidf.similarities(self._matrix.counts.take_rows(prefix)), k, threshold,
             )
             if len(chosen) == k or size >= len(ranked):
                 return chosen

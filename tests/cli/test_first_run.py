@@ -40,7 +40,8 @@ def test_the_config_file_sets_docs_model_and_k_and_docai_config_says_so(
     assert rows["model"].split()[1:] == ["qwen3", "variável", "de", "ambiente", "(DOCAI_MODEL)"]
     assert rows["k"].split()[1:] == ["4", "opção", "(-k)"]
     assert "ambiente (OLLAMA_HOST)" in rows["server"]
-    assert rows["embedder"].split()[1:] == ["(nenhum)", "padrão"]
+    assert rows["embedder"].split()[1:] == ["multilingual-e5-small", "(embutido)", "padrão"]
+    assert rows["dense"].split()[1:] == ["off", "variável", "de", "ambiente", "(DOCAI_DENSE)"]
 
     docai("ask", QUESTION, "--model", "deepseek-r1")  # the option beats the variable
     assert fake_ollama.chat_requests[-1]["model"] == "deepseek-r1"
@@ -50,7 +51,7 @@ def test_the_config_file_sets_docs_model_and_k_and_docai_config_says_so(
     ("text", "expected"),
     [
         ('modelo = "llama3.2"\n', "tem a chave desconhecida 'modelo'; as chaves válidas são "
-                                  "docs, model, server, embedder, k"),
+                                  "docs, model, server, dense, embedder, k"),
         ("k = 50\n", "valor inválido na chave 'k': 50 (esperava um número inteiro de 1 a 20"),
         ('k = "5"\n', "valor inválido na chave 'k': '5'"),
         ('server = "http://host:99999"\n', "valor inválido na chave 'server'"),

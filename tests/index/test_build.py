@@ -68,7 +68,7 @@ def _results(settings: Settings) -> list[list[tuple[str, int, float]]]:
 def _stored_idf_is_scikit_learns(settings: Settings) -> bool:
     stored = cache.load(settings.resolved_cache_dir(), cache_key(settings))
     assert stored is not None
-    return stored.idf.tobytes() == smooth_idf(stored.counts.tocsc()).tobytes()
+    return stored.idf.tobytes() == smooth_idf(stored.counts).tobytes()
 
 
 def _full_rebuild(docs: Path, tmp_path: Path) -> tuple[list, str]:

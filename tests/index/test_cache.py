@@ -16,6 +16,7 @@ from docai.index import cache
 from docai.index.cache import CachedIndex, CacheKey, FileEntry
 from docai.index.chunk_table import ChunkTable
 from docai.index.scoring import smooth_idf
+from docai.index.sparse import Csr
 from docai.records import Chunk
 
 KEY = CacheKey(
@@ -38,9 +39,16 @@ def _stored() -> CachedIndex:
                   None, ("decodificado como cp1252",)),
         FileEntry("vazio.md", "cd" * 32, 0, 5, 0, (2, 2), "arquivo vazio", ()),
     )
-    counts = sp.csr_matrix(np.array([[2, 0, 1], [0, 3, 0]], dtype=np.int32))
+    counts = Csr.of(sp.csr_matrix(np.array([[2, 0, 1], [0, 3, 0]], dtype=np.int32)))
     return CachedIndex(KEY, entries, ("instal", "pip", "çã"), counts, ChunkTable.of(chunks),
-                       smooth_idf(counts))
+                       smooth_idf(counts), counts.column_order())
+
+
+def same_counts(left: Csr, right: Csr) -> bool:
+    return left.shape == right.shape and all(
+        np.array_equal(getattr(left, name), getattr(right, name))
+        for name in ("data", "indices", "indptr")
+    )
 
 
 def test_round_trip_keeps_everything(tmp_path: Path) -> None:
@@ -50,7 +58,8 @@ def test_round_trip_keeps_everything(tmp_path: Path) -> None:
     assert loaded is not None
     assert loaded.files == stored.files
     assert loaded.vocabulary == stored.vocabulary
-    assert (loaded.counts != stored.counts).nnz == 0
+    assert same_counts(loaded.counts, stored.counts)
+    assert loaded.column_order.tolist() == stored.column_order.tolist() == [0, 2, 1]
     assert list(loaded.chunks) == list(stored.chunks)
     assert loaded.idf.dtype == np.float64
     assert loaded.idf.tobytes() == stored.idf.tobytes()  # bit for bit
@@ -206,6 +215,43 @@ def test_a_cache_of_a_previous_format_is_named_as_such(
 def test_damaged_idf_is_refused(tmp_path: Path, idf: np.ndarray | None) -> None:
     cache.save(tmp_path, _stored())
     _rewrite_arrays(tmp_path, idf=idf)
+    assert "arrays.npz" in _damage_message(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "order",
+    [
+        None,  # missing
+        np.array([0, 1, 2]),  # row order, not column order
+        np.array([0, 2]),  # one entry short
+        np.array([0, 2, 3]),  # past the last entry
+        np.array([0, 2, -1]),
+        np.array([0, 0, 1]),  # an entry twice, one never
+        np.array([0, 2, 1], dtype=np.int32),
+        np.array([[0, 2, 1]]),
+    ],
+)
+def test_damaged_column_order_is_refused(tmp_path: Path, order: np.ndarray | None) -> None:
+    cache.save(tmp_path, _stored())
+    _rewrite_arrays(tmp_path, column_order=order)
+    assert "arrays.npz" in _damage_message(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"indptr": np.array([0, 2, 4])},  # ends past the entries
+        {"indptr": np.array([0, 3, 2])},  # decreasing
+        {"indptr": np.array([1, 2, 3])},
+        {"indices": np.array([0, 2, 3], dtype=np.int32)},  # no such column
+        {"indices": np.array([0, -1, 1], dtype=np.int32)},
+        {"data": np.array([2.0, 1.0, 3.0])},
+        {"data": np.array([2, 1], dtype=np.int32)},
+    ],
+)
+def test_damaged_counts_are_refused(tmp_path: Path, changes: dict[str, np.ndarray]) -> None:
+    cache.save(tmp_path, _stored())
+    _rewrite_arrays(tmp_path, **changes)
     assert "arrays.npz" in _damage_message(tmp_path)
 
 

@@ -53,7 +53,7 @@ def variant(which: int, files: int = 60, chunks_per_file: int = 40) -> CachedInd
             terms.append(words)
     vocabulary, counts = merge([count_terms(terms)])
     return CachedIndex(KEY, tuple(entries), vocabulary, counts, ChunkTable.of(chunks),
-                       smooth_idf(counts))
+                       smooth_idf(counts), counts.column_order())
 
 
 def _which(loaded: CachedIndex | None, candidates: list[CachedIndex]) -> int:
@@ -63,7 +63,9 @@ def _which(loaded: CachedIndex | None, candidates: list[CachedIndex]) -> int:
         if loaded.files == expected.files:
             assert loaded.vocabulary == expected.vocabulary
             assert loaded.counts.shape == expected.counts.shape
-            assert (loaded.counts != expected.counts).nnz == 0
+            assert all(np.array_equal(getattr(loaded.counts, name), getattr(expected.counts, name))
+                       for name in ("data", "indices", "indptr"))
+            assert np.array_equal(loaded.column_order, expected.column_order)
             assert list(loaded.chunks) == list(expected.chunks)
             assert loaded.idf.tobytes() == expected.idf.tobytes()
             return number
@@ -162,7 +164,8 @@ def _old_layout(directory: Path) -> None:
         content = (directory / name).read_bytes()
         (directory / name).unlink()
         if name == cache.MANIFEST_NAME:
-            content = content.replace(b'"format_version":5,', b'"format_version":4,', 1)
+            current = f'"format_version":{cache.FORMAT_VERSION},'.encode()
+            content = content.replace(current, b'"format_version":4,', 1)
         (directory / name).write_bytes(content)
     shutil.rmtree(directory / os.readlink(directory / "current"))
     (directory / "current").unlink()

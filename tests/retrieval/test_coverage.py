@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from docai.index.sparse import Csr
 from docai.retrieval.coverage import Concepts, passages_coverage
 from docai.retrieval.params import DEFAULT_PARAMS
 
 # Two chunks, two terms: chunk 0 holds term 0 only, chunk 1 holds term 1 only.
-COUNTS = sp.csr_matrix(np.array([[1, 0], [0, 1]]))
+COUNTS = Csr.of(sp.csr_matrix(np.array([[1, 0], [0, 1]], dtype=np.int32)))
 WEIGHTS = np.array([1.0, 1.0])
 
 

@@ -16,13 +16,13 @@ import pytest
 from docai import messages
 from docai.index import vector_store
 from docai.retrieval.dense import DenseRanking, open_dense_ranking
-from docai.retrieval.embedders import OllamaEmbedder
 from docai.retrieval.params import DEFAULT_PARAMS
 from docai.retrieval.search_index import SearchIndex, covers, open_index
+from docai.retrieval.server_embedders import OllamaEmbedder
 from docai.retrieval.verdict import search
 from docai.retrieval.windows import windows
 from docai.settings import Settings
-from tests.retrieval.fake_embeddings import EmbeddingOllama
+from tests.support.fake_embeddings import EmbeddingOllama
 from tests.support.network import closed_port_url
 
 MODEL = "all-minilm"  # no task prompts: the server sees window texts as they are
@@ -115,9 +115,9 @@ def test_an_interrupted_background_pass_resumes_where_it_stopped(
     docs: Path, tmp_path: Path, fake: EmbeddingOllama
 ) -> None:
     index, cache_dir = index_of(docs, tmp_path / "cache")
-    steps = iter([False, True])  # one step, then "stop" (the REPL got a question, or exit)
     with dense_for(index, cache_dir, fake.url) as dense:
-        first = dense.embed_pending(stop=lambda: next(steps), step=16)
+        # "stop" after 16 windows (the REPL got a question, or exit): heard between batches
+        first = dense.embed_pending(stop=lambda: len(fake.embedded_texts()) >= 16, step=16)
     assert 16 <= first.embedded < len(all_windows(index)) and not first.complete
 
     with dense_for(index, cache_dir, fake.url) as dense:  # a new session, from the store
@@ -275,7 +275,8 @@ def test_dense_similarity_moves_the_refusal_only_at_its_ends(
 
 def run_search(docs: Path, cache: Path, url: str, *extra: str) -> subprocess.CompletedProcess:
     command = [sys.executable, "-m", "docai", "search", "pip install docai", "--json",
-               "--docs", str(docs), "--cache-dir", str(cache), "--ollama-url", url, *extra]
+               "--docs", str(docs), "--cache-dir", str(cache), "--ollama-url", url,
+               "--dense", "on", *extra]
     return subprocess.run(command, capture_output=True, text=True, timeout=120,
                           cwd=Path(__file__).resolve().parents[2])
 

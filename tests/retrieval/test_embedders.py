@@ -10,16 +10,14 @@ import pytest
 
 from docai import messages
 from docai.llm.errors import AuthenticationFailed, ModelNotFound, ServerError, ServerUnreachable
-from docai.retrieval.embedders import (
-    BundledE5,
-    EmbedderUnavailable,
+from docai.retrieval.embedders import BundledE5, EmbedderUnavailable, embedder_for
+from docai.retrieval.server_embedders import (
     OllamaEmbedder,
     OpenAIEmbedder,
     choose_ollama_embedder,
-    embedder_for,
 )
 from docai.settings import Settings
-from tests.retrieval.fake_embeddings import EmbeddingOllama, FakeOpenAIEmbeddings
+from tests.support.fake_embeddings import EmbeddingOllama, FakeOpenAIEmbeddings
 from tests.support.fake_ollama import FakeModel
 from tests.support.network import closed_port_url
 

@@ -6,22 +6,34 @@ after the full account, so the user sees what was built, which files were skippe
 Not saving is a failure here, unlike for the other commands (which answer from the index in
 memory and warn): saving is what `docai index` is run for. 2, not 1, because the fix is the
 user's (a writable `--cache-dir`), as with every `DocaiError`; 1 means the model failed.
+
+`--embed` then embeds every chunk for the dense ranking, which questions and the REPL
+otherwise do bit by bit: for someone about to ask many questions, or before going offline
+from an Ollama embedder. Ctrl-C keeps what was embedded (exit 130), and the next run goes on
+from there.
 """
 
 from __future__ import annotations
 
 import sys
+import time
 
 from docai import messages
 from docai.cli.progress import progress_bar
 from docai.cli.report import status_lines, summary_lines
-from docai.cli.startup import empty_index_problem
+from docai.cli.startup import announce_embedder, empty_index_problem
+from docai.cli.terminal_text import strip_controls
+from docai.errors import SettingsError
 from docai.index.build import build_index
+from docai.index.chunk_table import ChunkTable
+from docai.retrieval.dense import open_dense
 from docai.settings import Settings
 
 
-def run(settings: Settings) -> int:
-    _, report = build_index(settings, progress=progress_bar)
+def run(settings: Settings, *, embed: bool = False) -> int:
+    if embed and not settings.dense:
+        raise SettingsError(messages.INDEX_EMBED_NEEDS_DENSE)
+    stored, report = build_index(settings, progress=progress_bar)
     for line in status_lines(report):
         print(line, file=sys.stderr)
     cache_dir = settings.resolved_cache_dir()
@@ -32,4 +44,30 @@ def run(settings: Settings) -> int:
         problems.append(messages.INDEX_NOT_SAVED.format(path=cache_dir))
     for problem in filter(None, problems):
         print(messages.ERROR_PREFIX.format(message=problem), file=sys.stderr)
-    return 2 if any(problems) else 0
+    if any(problems):
+        return 2
+    return _embed_all(settings, stored.chunks) if embed else 0
+
+
+def _embed_all(settings: Settings, chunks: ChunkTable) -> int:
+    """Embed every chunk still without vectors; 1 when the embedder failed."""
+    def warn(line: str) -> None:
+        print(strip_controls(line), file=sys.stderr, flush=True)
+
+    dense = open_dense(settings, chunks, warn=warn)
+    if dense is None:  # no chunks
+        return 0
+    announce_embedder(dense, settings, sys.stderr)
+    started = time.monotonic()
+    try:
+        done = dense.embed_pending(progress=progress_bar)
+    except KeyboardInterrupt:
+        print(messages.INDEX_EMBED_INTERRUPTED, file=sys.stderr)
+        return 130
+    finally:
+        dense.embedder.close()
+    if not done.complete:  # the embedder failed: `warn` said why
+        return 1
+    print(messages.INDEX_EMBEDDED.format(
+        windows=done.embedded, chunks=done.chunks, seconds=time.monotonic() - started))
+    return 0

@@ -29,8 +29,12 @@ def run(values: dict[str, Sourced]) -> int:
 
 def _shown(key: str, sourced: Sourced) -> str:
     value = sourced.value
+    if key == "embedder" and value is None:
+        return messages.CONFIG_BUNDLED_EMBEDDER
     if value is None:
         return messages.CONFIG_NONE
+    if isinstance(value, bool):
+        return "on" if value else "off"
     if key == "server":
         return one_line(redact_url(str(value)))
     return one_line(str(value))

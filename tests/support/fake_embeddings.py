@@ -1,23 +1,28 @@
 """Embedding servers on 127.0.0.1 with deterministic vectors, for the dense tests.
 
 `EmbeddingOllama` is the shared fake Ollama plus what choosing a model needs (`/api/tags`,
-`/api/show` with `capabilities`), Ollama's answer when a model cannot embed, and a knob to
-fail every embed request after the first N (a server that dies mid-pass).
+`/api/show` with `capabilities`), Ollama's answer when a model cannot embed, a knob to
+fail every embed request after the first N (a server that dies mid-pass) and one to make
+each embed request take a while (a slow CPU, so a pass can be caught half-way).
 `FakeOpenAIEmbeddings` answers `POST /v1/embeddings` as the OpenAI API does (`data` items
 with `index`, sent in reverse order, as a server may).
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from tests.support.fake_ollama import FakeOllama, FakeServer, Responder, hashed_embedding
 
 
 class EmbeddingOllama(FakeOllama):
-    def __init__(self, *, embed_fail_after: int | None = None, **knobs: Any) -> None:
+    def __init__(
+        self, *, embed_fail_after: int | None = None, embed_delay: float = 0.0, **knobs: Any
+    ) -> None:
         super().__init__(**knobs)
         self.embed_fail_after = embed_fail_after
+        self.embed_delay = embed_delay
 
     def embedded_texts(self) -> list[str]:
         """Every text sent to /api/embed, in order."""
@@ -38,6 +43,7 @@ class EmbeddingOllama(FakeOllama):
                                         "details": {}, "model_info": {}})
             return
         if path == "/api/embed":
+            time.sleep(self.embed_delay)
             model = self._find(str((body or {}).get("model", "")))
             if model is not None and "embedding" not in model.capabilities:
                 respond.send_json(400, {"error": "this model does not support embeddings"})

@@ -1,0 +1,107 @@
+"""The REPL's background embedding pass: the rest of the collection is embedded while the
+prompt waits for the user, and paused while a question is answered.
+
+Why only while idle: the pass and the chat model compete for the same CPU cores, and an
+answer must never wait behind the pass. Pausing costs no quality: a question embeds its own
+candidates first (`DenseRanking.rerank`), so it gets the same passages either way. The pass
+hears a pause between two batches of a few windows, saves after each step, and the next
+session goes on from where this one stopped.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from docai import messages
+from docai.retrieval.dense import DenseRanking
+
+# How long leaving the REPL waits for the batch in flight (about a second) to be saved.
+CLOSE_TIMEOUT = 30.0
+
+
+class BackgroundPass:
+    """Runs `dense.embed_pending` in a daemon thread whenever the session is idle.
+
+    `on_change` is called (from the pass's thread) whenever `status()` may read differently:
+    the prompt redraws its bottom line then.
+    """
+
+    def __init__(self, dense: DenseRanking) -> None:
+        self.dense = dense
+        self.on_change: Callable[[], None] = lambda: None
+        self._idle = threading.Event()
+        self._closing = threading.Event()
+        self._done = 0
+        self._total = 0
+        self._running = False  # a progress display is open: there is something to show
+        self._thread = threading.Thread(target=self._run, name="docai-embed", daemon=True)
+
+    def start(self) -> BackgroundPass:
+        self._thread.start()
+        return self
+
+    def replaced_by(self, dense: DenseRanking | None) -> BackgroundPass | None:
+        """Stop this pass and start one for `dense` (a reindexed collection; None when
+        dense is off), which redraws the same prompt."""
+        self.close()
+        if dense is None:
+            return None
+        successor = BackgroundPass(dense)
+        successor.on_change = self.on_change
+        return successor.start()
+
+    def idle(self) -> None:
+        """The prompt waits for the user: embed."""
+        self._idle.set()
+
+    def busy(self) -> None:
+        """A question or a command runs: pause after the batch in flight."""
+        self._idle.clear()
+
+    def close(self) -> None:
+        """Stop for good, after the batch in flight has been saved."""
+        self._closing.set()
+        self._idle.set()  # wake the thread so it can see it must end
+        if self._thread.is_alive():
+            self._thread.join(CLOSE_TIMEOUT)
+
+    def status(self) -> str | None:
+        """The progress line while the pass has work left, else None."""
+        if not self._running or self._total == 0 or self._done >= self._total:
+            return None
+        percent = 100 * self._done // self._total
+        return messages.DENSE_BACKGROUND_STATUS.format(
+            done=self._done, total=self._total, percent=percent)
+
+    def _run(self) -> None:
+        while not self._closing.is_set():
+            self._idle.wait()
+            if self._closing.is_set():
+                break
+            report = self.dense.embed_pending(progress=self._progress, stop=self._paused)
+            if report.complete or not self.dense.active:
+                break
+        self._running = False
+        self.on_change()
+
+    def _paused(self) -> bool:
+        return self._closing.is_set() or not self._idle.is_set()
+
+    @contextmanager
+    def _progress(self, label: str, total: int, done: int) -> Iterator[Callable[[int], None]]:
+        """A `docai.records.Progress` that keeps the counts for `status`."""
+        del label
+        self._total, self._done, self._running = total, done, True
+        self.on_change()
+
+        def advance(count: int) -> None:
+            self._done += count
+            self.on_change()
+
+        try:
+            yield advance
+        finally:
+            self._running = False
+            self.on_change()

