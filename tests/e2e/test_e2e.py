@@ -116,6 +116,8 @@ def test_ask_through_ollama_retries_without_thinking(
                        env, docai_home)
 
     check_answers(result, docs_dir, expected=1)
+    # The passages were ranked by meaning too, by the real bundled embedding model.
+    assert "Busca por significado: multilingual-e5-small, embutido" in result.stderr
     assert new_matches(OLLAMA_CHAT_OK, ollama_server, before) == 1, ollama_server.log_text()
     if new_matches(OLLAMA_THINK_REFUSED, ollama_server, before):
         # Retried without thinking, quietly: the user did not ask to see any reasoning.
