@@ -56,6 +56,8 @@ def test_the_config_file_sets_docs_model_and_k_and_docai_config_says_so(
         ('k = "5"\n', "valor inválido na chave 'k': '5'"),
         ('server = "http://host:99999"\n', "valor inválido na chave 'server'"),
         ("model = llama3.2\n", "não é TOML válido (Invalid value (at line 1, column 9))"),
+        ('dense = "talvez"\n', "valor inválido na chave 'dense': 'talvez' (esperava \"on\" ou "
+                              "\"off\""),
     ],
 )
 def test_a_bad_config_file_is_one_error_naming_the_file_the_key_and_the_fix(
@@ -140,3 +142,25 @@ def test_quiet_shows_only_the_answer_and_verbose_adds_timings_and_passages(
     assert "busca: " in verbose.stderr and "[1] " in verbose.stderr
     assert "guide/install.md > Instalação > Com pip (trecho 0)" in verbose.stderr
     assert "tempos: " in verbose.stderr and "tokens/s" in verbose.stderr
+
+
+def test_dense_is_switched_by_option_variable_or_file_and_a_bad_value_is_named(
+    docai: InProcessDocai, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docai.use_env(tmp_path, "http://127.0.0.1:9")
+    docs = write_docs(tmp_path / "docs")
+    monkeypatch.delenv("DOCAI_DENSE")
+    write_config(tmp_path, "dense = false\n")
+    shown = {line.split()[0]: line for line in docai("config").stdout.splitlines()[1:]}
+    assert shown["dense"].split()[1:3] == ["off", "arquivo"]
+    monkeypatch.setenv("DOCAI_DENSE", "on")
+    shown = {line.split()[0]: line for line in docai("config").stdout.splitlines()[1:]}
+    assert shown["dense"].split()[1:] == ["on", "variável", "de", "ambiente", "(DOCAI_DENSE)"]
+
+    monkeypatch.setenv("DOCAI_DENSE", "talvez")
+    bad_variable = docai("search", "pip", "--docs", docs)
+    assert bad_variable.returncode == 2
+    assert "a variável de ambiente DOCAI_DENSE='talvez' não é válida" in bad_variable.stderr
+    bad_option = docai("search", "pip", "--docs", docs, "--dense", "talvez")
+    assert bad_option.returncode == 2
+    assert "--dense: valor inválido: 'talvez' (use on ou off)" in bad_option.stderr
