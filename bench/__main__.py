@@ -1,6 +1,7 @@
-"""`python -m bench [--quick | --real-only | --no-real]`: build, reload, update and query
-docai indexes of ~1k, 10k and 100k generated chunks, resources/docs and a folder of real
-documentation, beside a baseline that refits everything.
+"""`python -m bench [--quick | --real-only | --dense-only] [--no-real] [--no-dense]`: build,
+reload, update and query docai indexes of ~1k, 10k and 100k generated chunks, resources/docs
+and a folder of real documentation, beside a baseline that refits everything; then what
+dense re-ranking costs on the generated corpora (`bench/dense.py`).
 
 Per corpus, in one run: full build, warm start (valid cache), incremental update after one
 file changes, query latency p50/p95 over 200 varied questions, peak memory per phase, and
@@ -16,6 +17,7 @@ and the ratios the targets are about, and writes everything to bench/results.jso
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -29,6 +31,7 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
+from bench import dense
 from bench.corpus import queries, write_corpus
 
 # About how many chunks one generated page yields (calibrated on the generator).
@@ -63,10 +66,20 @@ def main() -> int:
     choice = parser.add_mutually_exclusive_group()
     choice.add_argument("--quick", action="store_true", help="generated corpora: only 1k and 10k")
     choice.add_argument("--real-only", action="store_true", help="only the real-docs folder")
+    choice.add_argument("--dense-only", action="store_true",
+                        help="only the dense phases (the 10k and 100k corpora built once)")
     parser.add_argument("--no-real", action="store_true", help="without the real-docs folder")
+    parser.add_argument("--no-dense", action="store_true",
+                        help="without the dense phases (embedding model; about 5 minutes)")
     args = parser.parse_args()
+    if args.dense_only and args.no_dense:
+        parser.error("--dense-only and --no-dense exclude each other")
     sizes = () if args.real_only else SIZES[:2] if args.quick else SIZES
+    if args.dense_only:
+        sizes = SIZES[1:]
     rows = []
+    built: dict[str, dense.Corpus] = {}
+    dense_result = None
     with tempfile.TemporaryDirectory(prefix="docai-bench-") as scratch:
         work = Path(scratch)
         questions_file = work / "questions.json"
@@ -75,22 +88,46 @@ def main() -> int:
             (name, partial(write_corpus, pages=round(target / CHUNKS_PER_PAGE)))
             for name, target in sizes
         ]
-        if not args.real_only and any(path.is_file() for path in RESOURCES.rglob("*")):
+        dense_only = args.dense_only
+        if not (args.real_only or dense_only) and any(p.is_file() for p in RESOURCES.rglob("*")):
             corpora.insert(0, ("resources/docs", partial(shutil.copytree, RESOURCES)))
-        if not args.no_real:
+        if not (args.no_real or dense_only):
             corpora.append((REAL_NAME, _copy_real_docs))
         for name, make in corpora:
             _say(f"[{name}] gerando corpus…")
             docs = work / name.replace("/", "-").replace(" ", "-") / "docs"
             make(docs)
+            built[name] = dense.Corpus(name, docs, docs.parent / "cache")
+            if dense_only:
+                _say(f"[{name}] build completo…")
+                _phase("full", docs, docs.parent / "cache", questions_file)
+                continue
             baseline = "plain" if name == REAL_NAME else "naive"
             rows.append(_measure(name, docs, docs.parent / "cache", questions_file, baseline))
-    RESULTS.write_text(json.dumps(rows, indent=2), encoding="utf-8")
-    print(_table(rows))
-    print()
-    print(_ratios(rows))
+        generated = [built[name] for name, _ in sizes]
+        if not args.no_dense and generated:
+            small = built.get("10k", generated[0])
+            dense_result = dense.measure(small, generated[-1])
+    _save(rows, dense_result, keep_corpora=args.dense_only)
+    if rows:
+        print(_table(rows))
+        print()
+        print(_ratios(rows))
+    if dense_result is not None:
+        print()
+        print("\n".join(dense.lines(dense_result)))
     print(f"\n(detalhes em {RESULTS})")
     return 0
+
+
+def _save(rows: list[dict[str, Any]], dense_result: object, *, keep_corpora: bool) -> None:
+    """Write RESULTS; with `keep_corpora` (a dense-only run), the corpora of the last run stay."""
+    if keep_corpora:
+        with contextlib.suppress(OSError, ValueError, KeyError):  # none yet: nothing to keep
+            last = json.loads(RESULTS.read_text(encoding="utf-8"))
+            rows = last if isinstance(last, list) else last["corpora"]  # list: the older layout
+    RESULTS.write_text(json.dumps({"corpora": rows, "dense": dense_result}, indent=2),
+                       encoding="utf-8")
 
 
 def _copy_real_docs(target: Path) -> None:

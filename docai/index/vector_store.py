@@ -1,64 +1,108 @@
-"""Chunk embeddings on disk: one `.npz` per embedding model, keyed by chunk checksum.
+"""Window embeddings on disk: one `.npz` per embedding model, keyed by text checksum.
 
-Why keyed by the checksum of the chunk text (not by file or row): embedding is the slow
-part (a network round trip per batch, seconds per hundred chunks on a CPU), and a chunk
-whose text did not change has the same vector whatever file or position it moved to. So
-an edited file costs only its changed chunks.
+Why keyed by the checksum of the text (not by file or row): embedding is the slow part
+(seconds per hundred windows on a CPU), and a text that did not change has the same vector
+whatever file or position it moved to. So an edited file costs only its changed windows.
 
 Why one file per model: vectors of two models live in different spaces (and often have
 different dimensions); switching `--embed-model` back and forth must not re-embed.
 
-The file holds only plain arrays (`keys` as fixed-width unicode, `vectors` as float32,
-scalars for format, model and dimension), read with `allow_pickle=False`. Anything
-unexpected raises `CacheError` with a pt-BR reason; the caller re-embeds, never trusts a
-half-valid file (`storage.read_npz` turns whatever numpy's parser raises into that).
-Writes are atomic (temp file in the same folder, fsync, `os.replace`), so two processes
-saving at once leave one complete file, never a mix. They also hold the
-cache folder's lock, not for consistency (there is no second file to keep in step with,
-unlike the lexical cache) but so that each save can sweep the temp files of a killed one.
-Like every cache file, it is private (0600, in a 0700 folder) whatever the umask.
+Why this layout (format 2): a collection of 100k chunks has about 260k windows. Stored as
+float32 with hex keys (format 1) that was 464 MB, read whole by every process that opened
+it (1.8 s and as much memory), although a question reads the vectors of 20 chunks. Now the
+keys are raw sha256 digests (32 bytes), sorted, so a lookup is a binary search and no
+Python object is made per key; the vectors are float16 (cosines change by about 1e-3, far
+below what separates two passages), and `load` maps them from the file instead of reading
+them: opening costs the keys alone, and only the rows a question reads come into memory.
+An older format is reported and re-embedded, never read.
+
+The file holds only plain arrays (`keys` as `S32`, `vectors` as float16, scalars for
+format, model and dimension), read with `allow_pickle=False`. Anything unexpected raises
+`CacheError` with a pt-BR reason; the caller re-embeds, never trusts a half-valid file.
+Mapped rows are not read at load, so a non-finite value is found when its row is read
+(`finite_rows`), and that row is embedded again. Writes are atomic (temp file in the same
+folder, fsync, `os.replace`; a process still reading the replaced file keeps its own
+mapping), so two processes saving at once leave one complete file, never a mix. They also
+hold the cache folder's lock, not for consistency but so that each save can sweep the temp
+files of a killed one. Like every cache file, it is private (0600, in a 0700 folder).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
-from dataclasses import dataclass
+import struct
+import zipfile
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
 from docai import messages
 from docai.errors import CacheError
-from docai.index.storage import DamagedArrays, make_private_dirs, read_npz, write_atomic_locked
+from docai.index.storage import DamagedArrays, make_private_dirs, write_atomic_locked
 
-FORMAT_VERSION = 1
-CHECKSUM_DTYPE = np.dtype("<U64")  # sha256 hex digest of the chunk text
+FORMAT_VERSION = 2
+CHECKSUM_DTYPE = np.dtype("<U64")  # a key as callers hold it: sha256 hex digest of the text
+DIGEST_DTYPE = np.dtype("S32")  # a key as stored: the raw digest
+VECTOR_DTYPE = np.dtype("<f2")
 _ARRAYS = ("format_version", "model", "dimension", "keys", "vectors")
+_LOCAL_HEADER = struct.Struct("<4s22xHH")  # a zip member's local header: magic .. name, extra
 
 
-@dataclass(frozen=True, eq=False)
 class StoredVectors:
-    """Unit-length float32 `vectors[i]` for the chunk whose text has checksum `keys[i]`."""
+    """Unit-length `vectors[i]` for the text whose checksum is key i, keys sorted.
 
-    model: str
-    keys: np.ndarray  # CHECKSUM_DTYPE, shape (n,)
-    vectors: np.ndarray  # float32, shape (n, dimension)
+    Built from hex keys (`CHECKSUM_DTYPE`, any order: they are sorted here, the last of a
+    repeated key kept) or from digests already sorted and unique (what `load` returns, its
+    vectors mapped from the file)."""
 
-    def __post_init__(self) -> None:
-        if self.keys.ndim != 1 or self.vectors.ndim != 2 or len(self.keys) != len(self.vectors):
-            raise ValueError(f"{self.keys.shape} keys for vectors of shape {self.vectors.shape}")
+    def __init__(self, model: str, keys: np.ndarray, vectors: np.ndarray) -> None:
+        if keys.ndim != 1 or vectors.ndim != 2 or len(keys) != len(vectors):
+            raise ValueError(f"{keys.shape} keys for vectors of shape {vectors.shape}")
+        self.model = model
+        if keys.dtype != DIGEST_DTYPE:
+            digests = to_digests(keys.tolist())
+            order = np.argsort(digests[::-1], kind="stable")  # reversed: the last one wins
+            digests, first = np.unique(digests[::-1][order], return_index=True)
+            keys, vectors = digests, vectors[::-1][order][first]
+        self.digests = keys
+        self.vectors = vectors
 
     @property
     def dimension(self) -> int:
         return int(self.vectors.shape[1])
 
+    @property
+    def keys(self) -> np.ndarray:
+        """The keys as hex checksums (`CHECKSUM_DTYPE`), in stored order."""
+        # ljust: numpy drops a digest's trailing zero bytes when it hands it out.
+        return np.array([digest.ljust(DIGEST_DTYPE.itemsize, b"\0").hex()
+                         for digest in self.digests.tolist()], dtype=CHECKSUM_DTYPE)
+
     def by_key(self) -> dict[str, np.ndarray]:
-        return dict(zip(self.keys.tolist(), self.vectors, strict=True))
+        return dict(zip(self.keys.tolist(), self.rows(np.arange(len(self.digests))), strict=True))
+
+    def find(self, digests: np.ndarray) -> np.ndarray:
+        """The row of each of `digests` (S32), -1 where absent."""
+        if not len(self.digests):
+            return np.full(len(digests), -1, dtype=np.int64)
+        at = np.searchsorted(self.digests, digests).clip(max=len(self.digests) - 1)
+        return np.where(self.digests[at] == digests, at, -1)
+
+    def rows(self, rows: np.ndarray) -> np.ndarray:
+        """The vectors of `rows` as float32 (read from the file when mapped)."""
+        return np.asarray(self.vectors[rows], dtype=np.float32)
+
+
+def to_digests(keys: list[str]) -> np.ndarray:
+    """Hex checksums -> their raw digests (`DIGEST_DTYPE`)."""
+    return np.array([bytes.fromhex(key) for key in keys], dtype=DIGEST_DTYPE).reshape(-1)
 
 
 def checksum(text: str) -> str:
-    """The key of a chunk: sha256 hex of its text (what the model actually embeds).
+    """The key of a text: sha256 hex of it (what the model actually embeds).
 
     `surrogatepass`: a heading made from a file name that is not valid UTF-8 carries lone
     surrogates; any other text hashes exactly as plain UTF-8."""
@@ -77,14 +121,15 @@ def store_path(cache_dir: Path, model: str) -> Path:
 
 
 def load(path: Path, model: str) -> StoredVectors | None:
-    """The stored vectors of `model`; None when there is no file yet.
+    """The stored vectors of `model`, mapped from the file; None when there is no file yet.
 
     Raises CacheError (reason in pt-BR) for a file that exists but cannot be trusted:
-    unreadable, truncated, not ours, another model's, or with inconsistent shapes.
+    unreadable, truncated, of an older format, not ours, another model's, with keys out of
+    order or inconsistent shapes.
     """
     name = path.name
     try:
-        arrays = read_npz(path)
+        arrays = _read(path)
     except (FileNotFoundError, NotADirectoryError):  # none yet, or a file where it would be
         return None
     except DamagedArrays as error:
@@ -92,8 +137,6 @@ def load(path: Path, model: str) -> StoredVectors | None:
     except OSError as error:
         reason = error.strerror or error
         raise CacheError(messages.CACHE_UNREADABLE.format(reason=reason)) from error
-    if not arrays.keys() >= set(_ARRAYS):
-        raise CacheError(messages.DENSE_STORE_CORRUPT.format(file=name))
     version = int(_scalar(arrays["format_version"], "i", name))
     if version != FORMAT_VERSION:
         raise CacheError(
@@ -105,15 +148,15 @@ def load(path: Path, model: str) -> StoredVectors | None:
     dimension = int(_scalar(arrays["dimension"], "i", name))
     keys, vectors = arrays["keys"], arrays["vectors"]
     if (
-        keys.dtype != CHECKSUM_DTYPE
+        keys.dtype != DIGEST_DTYPE
         or keys.ndim != 1
-        or vectors.dtype != np.float32
+        or vectors.dtype != VECTOR_DTYPE
         or vectors.shape != (len(keys), dimension)
         or (dimension < 1 and len(keys) > 0)
-        or not np.isfinite(vectors).all()
+        or (len(keys) > 1 and not bool((keys[1:] > keys[:-1]).all()))  # sorted, unique
     ):
         raise CacheError(messages.DENSE_STORE_CORRUPT.format(file=name))
-    return StoredVectors(model=found, keys=keys, vectors=vectors)
+    return StoredVectors(found, keys, vectors)
 
 
 def save(path: Path, stored: StoredVectors) -> None:
@@ -126,10 +169,91 @@ def save(path: Path, stored: StoredVectors) -> None:
             format_version=np.asarray(FORMAT_VERSION, dtype=np.int64),
             model=np.asarray(stored.model, dtype=np.str_),
             dimension=np.asarray(stored.dimension, dtype=np.int64),
-            keys=stored.keys.astype(CHECKSUM_DTYPE, copy=False),
-            vectors=stored.vectors.astype(np.float32, copy=False),
+            keys=stored.digests,
+            vectors=np.asarray(stored.vectors, dtype=VECTOR_DTYPE),
         ),
     )
+
+
+def finite_rows(vectors: np.ndarray) -> np.ndarray:
+    """Which rows hold only finite numbers (a damaged mapped file may hold others)."""
+    return np.isfinite(vectors).all(axis=1)
+
+
+def identity(path: Path) -> tuple[int, int, int] | None:
+    """What tells one saved file from the next (inode, size, mtime), None when absent."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_ino, status.st_size, status.st_mtime_ns
+
+
+def _read(path: Path) -> dict[str, np.ndarray]:
+    """Every array of the store, `vectors` mapped when stored uncompressed (as `save`
+    writes it). Raises OSError when the file cannot be opened, DamagedArrays for anything
+    else wrong with it: numpy's and zipfile's parsers of hostile bytes raise far more than
+    ValueError, and the set is not documented (see `storage.read_npz`)."""
+    with open(path, "rb") as handle:
+        try:
+            if handle.read(4) != b"PK\x03\x04":
+                raise DamagedArrays(f"{path.name} is not an archive")
+            handle.seek(0)
+            with zipfile.ZipFile(handle) as archive:
+                names = set(archive.namelist())
+                if not names >= {f"{name}.npy" for name in _ARRAYS}:
+                    raise DamagedArrays(f"{path.name} lacks an array")
+                arrays = {name: _member(archive, name) for name in _ARRAYS if name != "vectors"}
+                info = archive.getinfo("vectors.npy")
+                version = arrays["format_version"]
+                if version.dtype.kind == "i" and version.size == 1 and version != FORMAT_VERSION:
+                    arrays["vectors"] = np.zeros((0, 0), VECTOR_DTYPE)  # refused unread
+                elif info.compress_type != zipfile.ZIP_STORED:
+                    arrays["vectors"] = _member(archive, "vectors")
+                else:
+                    arrays["vectors"] = _mapped(path, handle, info)
+        except DamagedArrays:
+            raise
+        except Exception as error:
+            raise DamagedArrays(str(error)) from error
+    return arrays
+
+
+def _member(archive: zipfile.ZipFile, name: str) -> np.ndarray:
+    with archive.open(f"{name}.npy") as member:
+        array = np.lib.format.read_array(member, allow_pickle=False)
+    if not isinstance(array, np.ndarray):
+        raise DamagedArrays(f"{name} is not an array")
+    if array.dtype.kind == "U" and array.size and array.dtype.itemsize:
+        codes = np.ascontiguousarray(array).reshape(-1).view(
+            np.dtype(np.uint32).newbyteorder(array.dtype.byteorder))
+        if codes.max() > 0x10FFFF:  # a code point Python cannot make a str of
+            raise DamagedArrays(f"{name} holds text beyond Unicode")
+    return array
+
+
+def _mapped(path: Path, handle: BinaryIO, info: zipfile.ZipInfo) -> np.ndarray:
+    """The stored `.npy` member `info`, mapped read-only from the file."""
+    handle.seek(info.header_offset)
+    magic, name_length, extra_length = _LOCAL_HEADER.unpack(handle.read(_LOCAL_HEADER.size))
+    if magic != b"PK\x03\x04":
+        raise DamagedArrays("bad member header")
+    start = info.header_offset + _LOCAL_HEADER.size + name_length + extra_length
+    handle.seek(start)
+    version = np.lib.format.read_magic(handle)
+    reader = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+              else np.lib.format.read_array_header_2_0)
+    shape, fortran, dtype = reader(handle, max_header_size=10_000)
+    offset = handle.tell()
+    if dtype != VECTOR_DTYPE or fortran or len(shape) != 2:
+        raise DamagedArrays("vectors of another kind")
+    size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    end = os.fstat(handle.fileno()).st_size
+    if offset - start + size != info.file_size or offset + size > end:
+        raise DamagedArrays("vectors cut short")
+    if size == 0:
+        return np.zeros(shape, dtype=dtype)
+    return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape)
 
 
 def _scalar(array: np.ndarray, kind: str, name: str) -> np.ndarray:

@@ -9,6 +9,10 @@ Two threads may use one table (a background pass and a question's candidates), a
 two processes may share one file: every change and every snapshot holds a lock, and a save
 first merges what the file holds now, so another process's vectors are kept (two saves at
 the very same moment can still drop some: they are then embedded again, never mixed up).
+
+Why two tables: the stored vectors (`vector_store.load`, mapped from the file: a question
+reads only its candidates' rows) and the ones embedded since the last save, in a dict.
+A save merges both with the file, writes one sorted file, and maps it again.
 """
 
 from __future__ import annotations
@@ -22,94 +26,157 @@ import numpy as np
 from docai import messages
 from docai.errors import CacheError
 from docai.index import vector_store
+from docai.index.vector_store import StoredVectors, to_digests
 
 
 class WindowVectors:
-    """Unit-length float32 vectors by window key (`vector_store.checksum` of the text)."""
+    """Unit-length vectors by window key (`vector_store.checksum` of the text), read as
+    float32."""
 
     def __init__(self, path: Path, name: str, *, rebuild: bool = False) -> None:
         self.path = path
         self.name = name
         self.notices: list[str] = []  # pt-BR lines for the user: a store dropped or not saved
         self._lock = threading.Lock()
-        self._table: dict[str, np.ndarray] = {}
+        self._stored: StoredVectors | None = None  # as loaded (or last saved)
+        self._stored_file: tuple[int, int, int] | None = None  # which file it was read from
+        self._table: dict[str, np.ndarray] = {}  # embedded since the last save
+        self._damaged: set[str] = set()  # stored rows found non-finite: embedded again
         self._unsaved = 0
         self._merge = not rebuild  # --rebuild: what the file holds must not come back
         if rebuild:
             self.notices.append(self._dropped(messages.CACHE_REBUILD_ASKED))
         else:
-            self._table = self._read()
+            self._stored_file = vector_store.identity(path)
+            self._stored = self._read()
 
     def __len__(self) -> int:
-        return len(self._table)
+        with self._lock:
+            stored = self._stored
+            if stored is None:
+                return len(self._table)
+            new = [key for key in self._table if key not in self._damaged]
+            known = int((stored.find(to_digests(new)) >= 0).sum()) if new else 0
+            return len(stored.digests) - len(self._damaged) + len(new) - known
 
     @property
     def dimension(self) -> int:
         with self._lock:
-            return _dimension(self._table)
+            return self._dimension()
 
     def missing(self, keys: Iterable[str]) -> list[str]:
         """The keys of `keys` without a vector, each once, in order."""
         table = self._table
-        return [key for key in dict.fromkeys(keys) if key not in table]
+        stored = self._stored
+        wanted = [key for key in dict.fromkeys(keys) if key not in table]
+        if stored is None or not wanted:
+            return wanted
+        found = stored.find(to_digests(wanted)) >= 0
+        return [key for key, known in zip(wanted, found.tolist(), strict=True)
+                if not known or key in self._damaged]
 
     def get(self, keys: Sequence[str]) -> np.ndarray:
-        """The vectors of `keys` (every one must be present), one row each."""
+        """The vectors of `keys` (every one must be present), one row each. A stored row
+        that is not finite (a damaged file) reads as zeros and is embedded again."""
         with self._lock:
-            return np.stack([self._table[key] for key in keys])
+            rows = np.full(len(keys), -1, dtype=np.int64)
+            if self._stored is not None:
+                stored_keys = [i for i, key in enumerate(keys) if key not in self._table]
+                rows[stored_keys] = self._stored.find(
+                    to_digests([keys[i] for i in stored_keys]))
+            stored = rows >= 0
+            if stored.all() and self._stored is not None:
+                matrix = self._stored.rows(rows)
+            else:
+                matrix = np.zeros((len(keys), self._dimension()), dtype=np.float32)
+                if self._stored is not None and stored.any():
+                    matrix[stored] = self._stored.rows(rows[stored])
+                for i in np.flatnonzero(~stored).tolist():
+                    matrix[i] = self._table[keys[i]]
+            bad = ~vector_store.finite_rows(matrix)
+            if bad.any():
+                self._damaged.update(keys[i] for i in np.flatnonzero(bad).tolist())
+                self.notices.append(self._dropped(
+                    messages.DENSE_STORE_CORRUPT.format(file=self.path.name)))
+                matrix[bad] = 0.0
+            return matrix
 
     def add(self, keys: Sequence[str], vectors: np.ndarray) -> None:
         """Remember new vectors (saved by the next `save`). Vectors of another size than the
         stored ones mean the model behind the name changed: the old ones are dropped."""
         with self._lock:
-            known = _dimension(self._table)
+            known = self._dimension()
             if known and vectors.shape[1] != known:
                 self.notices.append(self._dropped(messages.DENSE_DIMENSION_CHANGED.format(
                     new=vectors.shape[1], old=known)))
-                self._table = {}
+                self._table, self._stored, self._damaged = {}, None, set()
             self._table.update(zip(keys, vectors.astype(np.float32, copy=False), strict=True))
+            self._damaged.difference_update(keys)
             self._unsaved += len(keys)
 
     def save(self, keep: set[str] | None = None) -> None:
-        """Write the table, merged with what the file holds now, atomically; only the keys
+        """Write the vectors, merged with what the file holds now, atomically; only the keys
         in `keep` when given (vectors of windows that no longer exist are dropped). An
         unwritable folder becomes a notice: the vectors are computed again next time."""
         with self._lock:
             if not self._unsaved and keep is None:
                 return
-            on_disk = self._read(quiet=True) if self._merge else {}
-            dimension = _dimension(self._table)
-            merged = {k: v for k, v in on_disk.items() if v.shape[0] == dimension}
-            merged.update(self._table)
-            if keep is not None:
-                merged = {key: vector for key, vector in merged.items() if key in keep}
-            self._table = merged
-            self._unsaved = 0
-            keys = list(merged)
-            stored = vector_store.StoredVectors(
-                model=self.name,
-                keys=np.asarray(keys, dtype=vector_store.CHECKSUM_DTYPE).reshape(-1),
-                vectors=(np.stack([merged[key] for key in keys]) if keys
-                         else np.zeros((0, dimension), dtype=np.float32)),
-            )
-        try:
-            vector_store.save(self.path, stored)
-        except OSError as error:
-            self.notices.append(messages.DENSE_NOT_SAVED.format(
-                path=self.path, reason=error.strerror or error))
+            merged = self._merged(keep)
+            try:
+                vector_store.save(self.path, merged)
+            except OSError as error:
+                self.notices.append(messages.DENSE_NOT_SAVED.format(
+                    path=self.path, reason=error.strerror or error))
+                return
+            self._stored_file = vector_store.identity(self.path)
+            try:  # mapped again: the merged rows need not stay in memory
+                self._stored = vector_store.load(self.path, self.name) or merged
+            except CacheError:
+                self._stored = merged
+            # Only now, so `missing` (which reads the table before the stored vectors, without
+            # the lock) never sees a vector in neither.
+            self._table, self._damaged, self._unsaved = {}, set(), 0
 
-    def _read(self, *, quiet: bool = False) -> dict[str, np.ndarray]:
+    def _merged(self, keep: set[str] | None) -> StoredVectors:
+        """New vectors first, then the file's, then those loaded: the first of a key wins."""
+        dimension = self._dimension()
+        parts: list[tuple[np.ndarray, np.ndarray]] = []
+        if self._table:
+            keys = list(self._table)
+            parts.append((to_digests(keys), np.stack([self._table[k] for k in keys])))
+        sources = []
+        if self._merge and vector_store.identity(self.path) != self._stored_file:
+            sources.append(self._read(quiet=True))  # another process saved since
+        sources.append(self._stored)
+        for source in sources:
+            if source is not None and source.dimension == dimension:
+                usable = np.ones(len(source.digests), dtype=bool)
+                damaged = source.find(to_digests(sorted(self._damaged)))
+                usable[damaged[damaged >= 0]] = False
+                parts.append((source.digests[usable], source.vectors[usable]))
+        digests = np.concatenate([d for d, _ in parts]) if parts else to_digests([])
+        vectors = (np.concatenate([np.asarray(v, dtype=vector_store.VECTOR_DTYPE)
+                                   for _, v in parts])
+                   if parts else np.zeros((0, dimension), dtype=vector_store.VECTOR_DTYPE))
+        digests, first = np.unique(digests, return_index=True)
+        vectors = vectors[first]
+        if keep is not None:
+            kept = np.isin(digests, to_digests(sorted(keep)))
+            digests, vectors = digests[kept], vectors[kept]
+        return StoredVectors(self.name, digests, vectors)
+
+    def _dimension(self) -> int:
+        if self._table:
+            return int(next(iter(self._table.values())).shape[0])
+        return self._stored.dimension if self._stored is not None else 0
+
+    def _read(self, *, quiet: bool = False) -> StoredVectors | None:
         try:
-            stored = vector_store.load(self.path, self.name)
+            return vector_store.load(self.path, self.name)
         except CacheError as error:
             if not quiet:
                 self.notices.append(self._dropped(str(error)))
-            return {}
-        return stored.by_key() if stored is not None else {}
+            return None
 
     def _dropped(self, reason: str) -> str:
         return messages.DENSE_STORE_REBUILT.format(model=self.name, reason=reason)
-
-
-def _dimension(table: dict[str, np.ndarray]) -> int:
-    return int(next(iter(table.values())).shape[0]) if table else 0
