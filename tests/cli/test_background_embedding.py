@@ -174,3 +174,24 @@ def test_search_says_once_which_model_ranks_by_meaning_unless_quiet_or_off(
     assert "Temas 3" in named.stdout
     assert "Busca por significado" not in docai(*args, "-q").stderr
     assert "Busca por significado" not in docai(*args, "--dense", "off").stderr
+
+
+@pytest.mark.usefixtures("dense_on")
+def test_reindexing_mid_pass_goes_on_with_the_new_collection(
+    tmp_path: Path, slow_embedder: EmbeddingOllama
+) -> None:
+    docs = write_docs(tmp_path / "docs", files=40)
+    child = spawn(tmp_path, slow_embedder.url, "--docs", str(docs), "--embed-model", SERVED)
+    child.expect(PROMPT)
+    wait_for(lambda: len(slow_embedder.embedded_texts()) >= 8)
+    (docs / "zz-novo.md").write_text("# Novo\n\nUma página nova sobre o cache.\n",
+                                     encoding="utf-8")
+    child.sendline("/reindexar")
+    child.expect(r"Índice atualizado: 41 arquivo\(s\)")
+    child.expect(PROMPT)
+    wait_for(lambda: stored_windows(tmp_path, docs, "ollama/" + SERVED) == window_count(docs))
+    assert "Uma página nova sobre o cache." in "\n".join(slow_embedder.embedded_texts())
+    child.sendline("sair")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
