@@ -1,6 +1,6 @@
 """Fetch the public documentation the retrieval evaluation runs on.
 
-Thirteen corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
+Fifteen corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
 
 * MkDocs' user guide (`mkdocs-doc`): the set retrieval is tuned and its targets enforced on.
   Real HTML with navigation chrome, code blocks and a long changelog that acts as a distractor;
@@ -46,6 +46,9 @@ Thirteen corpora nobody on the team wrote (so the questions cannot be tuned to o
   API reference, middleware and deployment guides, 39 pages) and Starlette's (Markdown
   from its PyPI source distribution: an ASGI framework, 25 pages): written blind at the
   end of session 5 and scored once with its final defaults; held out.
+* The Debian Administrator's Handbook (`debian-handbook`, HTML, its pt-BR and en-US pages
+  only: 254 pages) and mypy's documentation (`mypy-doc`, Sphinx HTML, 36 pages): written
+  blind in session 7 for dense retrieval, scored once in session 8 with its final defaults.
 
 Each comes from a Debian package or a PyPI source distribution pinned to one version and
 checked against a SHA-256, so every run evaluates exactly the same text. Idempotent: a stamp
