@@ -37,6 +37,9 @@ from docai.settings import (
 )
 
 DEFAULTS = Settings()
+# The words an on/off setting (`dense`) accepts in the environment and on the command line.
+SWITCH_ON = ("on", "true", "yes", "1", "sim")
+SWITCH_OFF = ("off", "false", "no", "0", "não", "nao")
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,9 +114,6 @@ def on_off(text: str) -> bool | None:
         return False
     return None
 
-
-SWITCH_ON = ("on", "true", "yes", "1", "sim")
-SWITCH_OFF = ("off", "false", "no", "0", "não", "nao")
 
 
 def _count(path: Path, key: str, value: object) -> int:

@@ -24,6 +24,7 @@ from docai.retrieval.windows import windows
 from docai.settings import Settings
 from tests.support.docai_cli import DOCAI, InProcessDocai, docai_env
 from tests.support.fake_embeddings import EmbeddingOllama
+from tests.support.fake_ollama import FakeModel
 from tests.support.sample_docs import REPLY
 
 PROMPT = "docai>"
@@ -195,3 +196,27 @@ def test_reindexing_mid_pass_goes_on_with_the_new_collection(
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+@pytest.mark.usefixtures("dense_on")
+def test_embed_model_auto_uses_an_installed_embedder_or_says_it_falls_back(
+    tmp_path: Path, docai: InProcessDocai
+) -> None:
+    docs = write_docs(tmp_path / "docs", files=6)
+    args = ("search", "como ajustar os temas", "--docs", docs, "--cache-dir", tmp_path / "cache",
+            "--embed-model", "auto")
+    installed = (FakeModel("deepseek-r1:latest"), FakeModel("bge-m3:latest", ("embedding",)))
+    with EmbeddingOllama(models=installed) as server:
+        docai.use_env(tmp_path, server.url)
+        chosen = docai(*args)
+        assert chosen.returncode == 0, chosen.stderr
+        assert "Busca por significado: bge-m3:latest, no Ollama" in chosen.stderr
+        assert any(body["model"] == "bge-m3:latest" for body in server.bodies("/api/embed"))
+    with EmbeddingOllama(models=(FakeModel("deepseek-r1:latest"),)) as server:
+        docai.use_env(tmp_path, server.url)
+        fallback = docai(*args)
+    assert fallback.returncode == 0, fallback.stderr
+    assert "não tem nenhum modelo de embeddings instalado" in fallback.stderr
+    assert "usando o modelo de embeddings embutido" in fallback.stderr
+    assert "Busca por significado: multilingual-e5-small, embutido" in fallback.stderr
+    assert "Temas 3" in fallback.stdout
