@@ -328,17 +328,10 @@ def run_set(
     None when the set is broken (a gold answer that no chunk of its source contains).
     """
     blind = eval_set.role == "blind"
-    questions = load_questions(eval_set.qa_file)
-    settings = Settings(docs_dir=eval_set.docs, cache_dir=DATA_DIR / "cache")
-    index, report = open_index(settings)
-    index = _variant(index, DEFAULT_METHOD, params)
-    print(f"\n== {eval_set.name} [{eval_set.role}]: {eval_set.qa_file.relative_to(ROOT)} "
-          f"({len(questions)} questions) over {eval_set.docs.relative_to(ROOT)} "
-          f"({report.files} files, {report.chunks} chunks)")
-    problems = evaluation.check_gold(questions, index.chunks)
-    if problems:
-        print("\n".join(problems))
+    opened = _open_set(eval_set, params, eval_set.role)
+    if opened is None:
         return None
+    questions, settings, index = opened
 
     print(f"\n{'configuration':<20}{'hit@1':>7}{'hit@3':>7}{'hit@10':>7}{'MRR':>7}"
           f"{'para3':>7}{'paraM':>7}{'pt@3':>7}{'ptM':>7}{'refU':>7}{'refC':>7}{'fbC':>5}")
@@ -397,23 +390,35 @@ def run_set(
     return default, dense_default
 
 
-def run_dense_check(
-    eval_set: EvalSet, params: RetrievalParams, embedder: Embedder,
-) -> list[str] | None:
-    """Print the set's lexical and dense defaults side by side; each figure (hit@3,
-    MRR@10) where the dense default is below the lexical one, as a readable line. None when
-    the set is broken."""
+def _open_set(
+    eval_set: EvalSet, params: RetrievalParams, label: str
+) -> tuple[tuple[Question, ...], Settings, SearchIndex] | None:
+    """The set's questions, settings and index (its header printed, labelled `label`), or
+    None when the set is broken (its problems printed)."""
     questions = load_questions(eval_set.qa_file)
     settings = Settings(docs_dir=eval_set.docs, cache_dir=DATA_DIR / "cache")
     index, report = open_index(settings)
     index = _variant(index, DEFAULT_METHOD, params)
-    print(f"\n== {eval_set.name} [dense check]: {eval_set.qa_file.relative_to(ROOT)} "
+    print(f"\n== {eval_set.name} [{label}]: {eval_set.qa_file.relative_to(ROOT)} "
           f"({len(questions)} questions) over {eval_set.docs.relative_to(ROOT)} "
           f"({report.files} files, {report.chunks} chunks)")
     problems = evaluation.check_gold(questions, index.chunks)
     if problems:
         print("\n".join(problems))
         return None
+    return questions, settings, index
+
+
+def run_dense_check(
+    eval_set: EvalSet, params: RetrievalParams, embedder: Embedder,
+) -> list[str] | None:
+    """Print the set's lexical and dense defaults side by side; each figure (hit@3,
+    MRR@10) where the dense default is below the lexical one, as a readable line. None when
+    the set is broken."""
+    opened = _open_set(eval_set, params, "dense check")
+    if opened is None:
+        return None
+    questions, settings, index = opened
     lexical = _summary(questions, index, params.min_coverage)
     started = time.perf_counter()
     dense = _dense_ranking(settings, index, embedder, params, full=False)
