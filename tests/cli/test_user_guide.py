@@ -22,10 +22,16 @@ def read(name: str) -> str:
 def test_the_coverage_bar_and_bm25_parameters_are_the_real_defaults():
     retrieval = read("retrieval.md")
     bar, file_bar = DEFAULT_PARAMS.min_coverage, DEFAULT_PARAMS.min_file_coverage
-    assert f"**{bar:g}** (the default of `--min-score`)" in retrieval
+    assert f"**{bar:g}** (the default of `--min-coverage`)" in retrieval
     assert f"at least {file_bar:.0%}".replace("%", " %") in retrieval
     assert f"k1 = {DEFAULT_PARAMS.bm25_k1:g} and b = {DEFAULT_PARAMS.bm25_b:g}" in retrieval
     assert f"calibrated (`{bar:g}`)" in read("options.md")
+
+
+def test_the_dense_re_ranking_is_described_with_its_real_numbers():
+    retrieval = read("retrieval.md")
+    assert f"the top {DEFAULT_PARAMS.dense_candidates} candidates are re-ranked" in retrieval
+    assert f"best window of about {DEFAULT_PARAMS.window_chars} characters" in retrieval
 
 
 def test_chunk_sizes_are_the_real_defaults():
