@@ -16,14 +16,16 @@ top wins, and a set where the embeddings are weaker keeps its lexical order near
 
 The rest of the collection is embedded in small resumable steps (`embed_pending`: the
 REPL runs it in a background thread while it waits for the user, `docai index --embed` to
-the end); every step saves, and `stop` is heard between batches of a few windows, so a
-question, Ctrl-C or exit waits for at most one batch. Once every chunk has its vectors, a
-dense ranking over the whole collection may join the fusion (`dense_full_weight`).
+the end); it saves at least every `SAVE_INTERVAL_S` and when it stops, and `stop` is heard
+between batches of a few windows, so a question, Ctrl-C or exit waits for at most one batch.
+Once every chunk has its vectors, a dense ranking over the whole collection may join the
+fusion (`dense_full_weight`).
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,9 +45,12 @@ from docai.retrieval.window_vectors import WindowVectors
 from docai.retrieval.windows import windows
 from docai.settings import Settings
 
-# Windows embedded (and saved) per background step: about 10 s on a busy 2-core CPU, so
-# Ctrl-C loses little and a question never waits long behind a step.
+# Windows looked up and embedded per background step.
 STEP_WINDOWS = 32
+# How often the background pass saves. A save rewrites the whole store (about 200 MB and
+# 1 s for 100k chunks), so saving every step would write terabytes over a large pass; a kill
+# -9 loses at most this much embedding, and a stop (a question, Ctrl-C, exit) saves at once.
+SAVE_INTERVAL_S = 60.0
 # Windows per call to the model (about a second on a busy CPU): a question, or a request to
 # stop, waits for at most one call.
 EMBED_BATCH = 4
@@ -202,7 +207,8 @@ class DenseRanking:
         prune: bool = True,
     ) -> PassReport:
         """Embed the windows of the collection that lack vectors, `step` windows at a time,
-        saving after each step, until done or `stop()` says so (checked between steps).
+        until done or `stop()` says so (asked between batches), saving every
+        `SAVE_INTERVAL_S` and at the end.
 
         Safe to run in a thread while questions are asked. At the end, every chunk has its
         vectors: the whole-collection ranking becomes available and, with `prune`, vectors
@@ -215,19 +221,25 @@ class DenseRanking:
         embedded = 0
         self._advance_cursor()
         # `minimum` counts from the cursor: what decides is the work left, not the total.
+        saved = time.monotonic()
         with progress_for(progress, messages.DENSE_PROGRESS, total,
                           minimum=MIN_CHUNKS_FOR_BAR + self._cursor, done=self._cursor) as advance:
-            while self._cursor < total and self._failed is None and not stop():
-                before = self._cursor
-                rows, keys = self._next_missing(self._cursor, step)
-                try:
-                    self._embed_windows(keys, stop=stop)
-                except LLMError as error:
-                    self._fail(error)
-                    break
-                embedded += len(keys)
-                self._advance_cursor(rows)
-                advance(self._cursor - before)
+            try:
+                while self._cursor < total and self._failed is None and not stop():
+                    before = self._cursor
+                    rows, keys = self._next_missing(self._cursor, step)
+                    try:
+                        embedded += self._embed_windows(keys, stop=stop, save=False)
+                    except LLMError as error:
+                        self._fail(error)
+                        break
+                    self._advance_cursor(rows)
+                    advance(self._cursor - before)
+                    if time.monotonic() - saved >= SAVE_INTERVAL_S:
+                        self._save()
+                        saved = time.monotonic()
+            finally:  # also on Ctrl-C in `docai index --embed`
+                self._save()
         if self._cursor == total and not self._complete:
             self._complete = True
             if prune:
@@ -283,11 +295,14 @@ class DenseRanking:
         *,
         advance: Callable[[int], None] = lambda count: None,
         stop: Callable[[], bool] = lambda: False,
-    ) -> None:
+        save: bool = True,
+    ) -> int:
         """Embed the windows (row, key) in batches, until done or `stop()` (asked before
-        each batch), and save what was embedded, also after a failure."""
+        each batch); with `save`, save what was embedded, also after a failure. Returns
+        how many windows were embedded here (another job may have embedded some)."""
         if not wanted:
-            return
+            return 0
+        embedded = 0
         texts: dict[str, str] = {}
         for row in dict.fromkeys(row for row, _ in wanted):
             texts.update(zip(self._keys(row), self._texts(row), strict=True))
@@ -302,10 +317,16 @@ class DenseRanking:
                     if todo := self.vectors.missing(batch):
                         vectors = self.embedder.embed_passages([texts[key] for key in todo])
                         self.vectors.add(todo, vectors)
+                        embedded += len(todo)
                 advance(len(batch))
         finally:
-            self.vectors.save()
-            self._report_notices()
+            if save:
+                self._save()
+        return embedded
+
+    def _save(self) -> None:
+        self.vectors.save()
+        self._report_notices()
 
     def _chunk_similarities(self, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
         """Each chunk's best window cosine with `query`."""

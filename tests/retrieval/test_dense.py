@@ -327,3 +327,26 @@ def test_rebuild_drops_the_stored_vectors_for_good(
     stored = vector_store.load(vector_store.store_path(cache_dir, "ollama/" + MODEL),
                                "ollama/" + MODEL)
     assert stored is not None and 0 < len(stored.keys) < len(all_windows(index))
+
+
+def test_a_long_pass_rewrites_the_store_on_a_timer_not_at_every_step(
+    docs: Path, tmp_path: Path, fake: EmbeddingOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A save rewrites the whole store (hundreds of MB for a large collection): a pass of
+    many steps must not write it once per step."""
+    index, cache_dir = index_of(docs, tmp_path / "cache")
+    path = vector_store.store_path(cache_dir, "ollama/" + MODEL)
+    writes = []
+    real_save = vector_store.save
+
+    def counted_save(*args: object, **kwargs: object) -> None:
+        writes.append(1)
+        real_save(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vector_store, "save", counted_save)
+    with dense_for(index, cache_dir, fake.url) as dense:
+        report = dense.embed_pending(step=8, prune=False)
+    assert report.complete and report.embedded == len(all_windows(index)) > 4 * 8
+    assert len(writes) == 1  # at the end (the pass took less than SAVE_INTERVAL_S)
+    stored = vector_store.load(path, "ollama/" + MODEL)
+    assert stored is not None and len(stored.keys) == len(all_windows(index))
