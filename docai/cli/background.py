@@ -17,7 +17,9 @@ from contextlib import contextmanager
 from docai import messages
 from docai.retrieval.dense import DenseRanking
 
-# How long leaving the REPL waits for the batch in flight (about a second) to be saved.
+# How long leaving the REPL waits for the batch in flight (about a second), silently, and at
+# most (the thread is a daemon: a hung server cannot keep docai from exiting).
+PATIENCE = 1.0
 CLOSE_TIMEOUT = 30.0
 
 
@@ -44,10 +46,11 @@ class BackgroundPass:
 
     def replaced_by(self, dense: DenseRanking | None) -> BackgroundPass | None:
         """Stop this pass and start one for `dense` (a reindexed collection; None when
-        dense is off), which redraws the same prompt."""
+        dense is off), which redraws the same prompt and warns the same way."""
         self.close()
         if dense is None:
             return None
+        dense.warn = self.dense.warn
         successor = BackgroundPass(dense)
         successor.on_change = self.on_change
         return successor.start()
@@ -60,12 +63,17 @@ class BackgroundPass:
         """A question or a command runs: pause after the batch in flight."""
         self._idle.clear()
 
-    def close(self) -> None:
-        """Stop for good, after the batch in flight has been saved."""
+    def close(self, say: Callable[[str], None] = lambda line: None) -> None:
+        """Stop for good after the batch in flight, and save; `say` tells the user when
+        that takes more than a moment (a slow server's batch)."""
         self._closing.set()
         self._idle.set()  # wake the thread so it can see it must end
         if self._thread.is_alive():
-            self._thread.join(CLOSE_TIMEOUT)
+            self._thread.join(PATIENCE)
+            if self._thread.is_alive():
+                say(messages.DENSE_CLOSING)
+                self._thread.join(CLOSE_TIMEOUT)
+        self.dense.save()
 
     def status(self) -> str | None:
         """The progress line while the pass has work left, else None."""
@@ -80,7 +88,8 @@ class BackgroundPass:
             self._idle.wait()
             if self._closing.is_set():
                 break
-            report = self.dense.embed_pending(progress=self._progress, stop=self._paused)
+            report = self.dense.embed_pending(progress=self._progress, stop=self._paused,
+                                              save_when_stopped=False)
             if report.complete or not self.dense.active:
                 break
         self._running = False

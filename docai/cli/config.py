@@ -189,7 +189,7 @@ def _from_env(key: str, value: str) -> Any:
     if key == "dense":
         if (switched := on_off(value)) is None:
             raise SettingsError(messages.CONFIG_BAD_ENV.format(
-                name=KEYS[key].env, value=value, expected=messages.CONFIG_EXPECTED_SWITCH))
+                name=KEYS[key].env, value=value, expected=messages.ENV_EXPECTED_SWITCH))
         return switched
     return value
 

@@ -28,7 +28,7 @@ from docai.cli.render import AnswerPrinter
 from docai.cli.repl_commands import Session, find_command, run_command
 from docai.cli.server_check import ServerState, ServerWatch, start_note, watched_backend
 from docai.cli.startup import open_retrieval
-from docai.cli.terminal_text import one_line
+from docai.cli.terminal_text import one_line, strip_controls
 from docai.settings import QUIET, Settings, history_file
 from docai.text.analysis import surely_english
 
@@ -77,9 +77,11 @@ def run(settings: Settings) -> int:
             if not handle_line(line, session):
                 break
     finally:
-        if session.background is not None:
-            session.background.close()
-        answerer.close()
+        try:
+            if session.background is not None:
+                session.background.close(say=lambda line: print(line, file=sys.stderr))
+        finally:
+            answerer.close()
     if interactive:
         print(messages.REPL_GOODBYE, flush=True)
         return 0
@@ -157,13 +159,17 @@ def _terminal_lines(session: Session, *, announce: bool) -> Iterable[str]:
     if session.background is not None:
         prompt.rprompt = lambda: _progress_text(session, prompt)
         session.background.on_change = lambda: _redraw(prompt)
-    pending: list[str] = []
+    pending: list[tuple[str, TextIO]] = []
     if watch is not None and announce:
         settings = session.answerer.settings
         watch.when_checked(lambda state: _announce(state, settings, prompt, pending))
+    if session.background is not None:  # its warnings come from its thread
+        session.background.dense.warn = lambda line: _show_line(
+            strip_controls(line), sys.stderr, prompt, pending)
     while True:
         while pending:
-            print(pending.pop(0), flush=True)
+            text, stream = pending.pop(0)
+            print(text, file=stream, flush=True)
         if session.background is not None:
             session.background.idle()
         try:
@@ -200,23 +206,32 @@ def _print_note(state: ServerState, settings: Settings, out: TextIO) -> None:
 
 
 def _announce(
-    state: ServerState, settings: Settings, prompt: PromptSession[str], pending: list[str]
+    state: ServerState,
+    settings: Settings,
+    prompt: PromptSession[str],
+    pending: list[tuple[str, TextIO]],
 ) -> None:
     """Show the start-up check's note; called from the checking thread, or at once."""
     note = start_note(state, settings)
-    if note is None:
-        return
-    note = one_line(note)
+    if note is not None:
+        _show_line(one_line(note), sys.stdout, prompt, pending)
+
+
+def _show_line(
+    text: str, stream: TextIO, prompt: PromptSession[str], pending: list[tuple[str, TextIO]]
+) -> None:
+    """Print a line that may come from another thread: at once on the main thread; above
+    the prompt while the user is typing; before the next prompt while an answer streams."""
     app = prompt.app
     if threading.current_thread() is threading.main_thread():
-        print(note, flush=True)
+        print(text, file=stream, flush=True)
     elif app.is_running and app.loop is not None and app.context is not None:
         context = app.context.copy()
         app.loop.call_soon_threadsafe(
-            context.run, lambda: run_in_terminal(lambda: print(note, flush=True))
+            context.run, lambda: run_in_terminal(lambda: print(text, file=stream, flush=True))
         )
-    else:  # between prompts (an answer may be streaming): before the next one
-        pending.append(note)
+    else:
+        pending.append((text, stream))
 
 
 def _piped_lines(stdin: TextIO) -> Iterable[str]:

@@ -201,7 +201,10 @@ def _check_model(session: Session, settings: Settings) -> tuple[str | None, str 
 def _reindex(session: Session, _argument: str) -> None:
     answerer = session.answerer
     try:
-        opened = open_retrieval(answerer.settings, sys.stderr, announce=False)
+        # A session started with --rebuild refreshes from now on: rebuilding the whole index
+        # again at each /reindexar would only cost time.
+        settings = replace(answerer.settings, rebuild=False)
+        opened = open_retrieval(settings, sys.stderr, announce=False)
     except DocaiError as error:
         # e.g. the docs folder was moved away: keep answering from the index we have.
         _say(session, messages.ERROR_PREFIX.format(message=strip_controls(str(error))))

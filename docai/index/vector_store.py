@@ -253,7 +253,9 @@ def _mapped(path: Path, handle: BinaryIO, info: zipfile.ZipInfo) -> np.ndarray:
         raise DamagedArrays("vectors cut short")
     if size == 0:
         return np.zeros(shape, dtype=dtype)
-    return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape)
+    # Mapped from the handle checked above, not reopened by path: a file another process
+    # renamed into place meanwhile would otherwise be read at this file's offset.
+    return np.memmap(handle, dtype=dtype, mode="r", offset=offset, shape=shape)
 
 
 def _scalar(array: np.ndarray, kind: str, name: str) -> np.ndarray:

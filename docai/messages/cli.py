@@ -161,6 +161,7 @@ CONFIG_EXPECTED_FOLDER = "o caminho de uma pasta, entre aspas"
 CONFIG_EXPECTED_URL = "um endereço como http://127.0.0.1:11434, entre aspas"
 CONFIG_EXPECTED_SWITCH = '"on" ou "off" (ou true/false, sem aspas)'
 CONFIG_BAD_ENV = "a variável de ambiente {name}={value!r} não é válida: use {expected}"
+ENV_EXPECTED_SWITCH = "on ou off"
 CONFIG_BUNDLED_EMBEDDER = "multilingual-e5-small (embutido)"
 CONFIG_EXPECTED_K = "um número inteiro de 1 a {maximum}, sem aspas"
 CONFIG_EXAMPLES = {

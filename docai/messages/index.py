@@ -57,7 +57,12 @@ INDEX_NOT_SAVED = (
 # --- docai index --embed (docai/cli/commands/index.py) ---
 INDEX_EMBED_NEEDS_DENSE = (
     "--embed calcula os embeddings da busca por significado, que está desligada "
-    "(--dense off ou DOCAI_DENSE=off); tire essa opção para usá-lo"
+    "(--dense off, DOCAI_DENSE=off ou dense = \"off\" no arquivo de configuração); "
+    "ligue-a com --dense on para usá-lo"
+)
+INDEX_EMBEDDINGS_NOT_SAVED = (
+    "embeddings calculados, mas não salvos em {path} ({reason}); até a pasta do cache ser "
+    "gravável, cada sessão vai calculá-los de novo"
 )
 INDEX_EMBED_INTERRUPTED = (
     "Interrompido. Os embeddings já calculados estão salvos; `docai index --embed` "

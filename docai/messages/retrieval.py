@@ -84,3 +84,4 @@ EVAL_FALLBACKS = (
     "{covered} com resposta, {uncovered} sem resposta"
 )
 EVAL_MISSES = "Sem acerto nos 10 primeiros: {ids}"
+DENSE_CLOSING = "Terminando o cálculo de embeddings em andamento…"

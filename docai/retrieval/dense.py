@@ -106,7 +106,7 @@ class DenseRanking:
         self.embedder = embedder
         self.vectors = vectors
         self.params = params
-        self._warn = warn
+        self.warn = warn  # the REPL replaces it: a background pass warns from its thread
         self._progress = progress
         self._tiebreak = self.chunks.tiebreak()
         self._questions: LRUCache[str, np.ndarray] = LRUCache(QUESTION_CACHE_SIZE)
@@ -121,7 +121,7 @@ class DenseRanking:
         """The same embedder, vectors and question cache ranking with other `params` (and,
         when the windows are the same, what the background pass found)."""
         other = DenseRanking(self.chunks, self.embedder, self.vectors, params=params,
-                             warn=self._warn, progress=self._progress)
+                             warn=self.warn, progress=self._progress)
         other._questions = self._questions
         if (params.window_chars, params.window_overlap) == (
             self.params.window_chars, self.params.window_overlap
@@ -205,10 +205,13 @@ class DenseRanking:
         stop: Callable[[], bool] = lambda: False,
         step: int = STEP_WINDOWS,
         prune: bool = True,
+        save_when_stopped: bool = True,
     ) -> PassReport:
         """Embed the windows of the collection that lack vectors, `step` windows at a time,
         until done or `stop()` says so (asked between batches), saving every
-        `SAVE_INTERVAL_S` and at the end.
+        `SAVE_INTERVAL_S` and at the end (when `stop()` ended it, only with
+        `save_when_stopped`: the REPL pauses for every question, and a save of a large store
+        holds it for a second).
 
         Safe to run in a thread while questions are asked. At the end, every chunk has its
         vectors: the whole-collection ranking becomes available and, with `prune`, vectors
@@ -236,14 +239,16 @@ class DenseRanking:
                     self._advance_cursor(rows)
                     advance(self._cursor - before)
                     if time.monotonic() - saved >= SAVE_INTERVAL_S:
-                        self._save()
+                        self.save()
                         saved = time.monotonic()
             finally:  # also on Ctrl-C in `docai index --embed`
-                self._save()
+                if save_when_stopped or not stop():
+                    self.save()
         if self._cursor == total and not self._complete:
             self._complete = True
-            if prune:
-                self.vectors.save(keep={key for row in range(total) for key in self._keys(row)})
+            keep = {key for row in range(total) for key in self._keys(row)}
+            if prune and len(self.vectors) > len(keep):  # else the store holds just these
+                self.vectors.save(keep=keep)
                 self._report_notices()
         return PassReport(embedded, self._cursor, total)
 
@@ -321,10 +326,11 @@ class DenseRanking:
                 advance(len(batch))
         finally:
             if save:
-                self._save()
+                self.save()
         return embedded
 
-    def _save(self) -> None:
+    def save(self) -> None:
+        """Save the vectors embedded since the last save (nothing when there are none)."""
         self.vectors.save()
         self._report_notices()
 
@@ -342,11 +348,11 @@ class DenseRanking:
     def _fail(self, error: LLMError) -> None:
         if self._failed is None:
             self._failed = str(error)
-            self._warn(messages.DENSE_FALLBACK.format(reason=error))
+            self.warn(messages.DENSE_FALLBACK.format(reason=error))
 
     def _report_notices(self) -> None:
         while self.vectors.notices:
-            self._warn(self.vectors.notices.pop(0))
+            self.warn(self.vectors.notices.pop(0))
 
 
 def open_dense_ranking(
@@ -391,7 +397,9 @@ def open_dense(
     except LLMError as error:
         warn(messages.DENSE_AUTO_FALLBACK.format(reason=error))
         embedder = BundledE5()
+    # `--rebuild` keeps the vectors: keyed by their text, they are never stale, and they
+    # can take hours to compute again.
     return open_dense_ranking(
-        chunks, embedder, settings.resolved_cache_dir(), params=params,
-        rebuild=settings.rebuild, warn=warn, progress=progress,
+        chunks, embedder, settings.resolved_cache_dir(), params=params, warn=warn,
+        progress=progress,
     )

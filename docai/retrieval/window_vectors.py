@@ -37,6 +37,7 @@ class WindowVectors:
         self.path = path
         self.name = name
         self.notices: list[str] = []  # pt-BR lines for the user: a store dropped or not saved
+        self.save_error: str | None = None  # why the last save failed (None: it did not)
         self._lock = threading.Lock()
         self._stored: StoredVectors | None = None  # as loaded (or last saved)
         self._stored_file: tuple[int, int, int] | None = None  # which file it was read from
@@ -125,14 +126,22 @@ class WindowVectors:
             try:
                 vector_store.save(self.path, merged)
             except OSError as error:
+                self.save_error = str(error.strerror or error)
                 self.notices.append(messages.DENSE_NOT_SAVED.format(
-                    path=self.path, reason=error.strerror or error))
+                    path=self.path, reason=self.save_error))
                 return
+            self.save_error = None
             self._stored_file = vector_store.identity(self.path)
             try:  # mapped again: the merged rows need not stay in memory
-                self._stored = vector_store.load(self.path, self.name) or merged
+                reloaded = vector_store.load(self.path, self.name)
             except CacheError:
-                self._stored = merged
+                reloaded = None
+            if reloaded is None or (self._table and bool(
+                    (reloaded.find(to_digests(list(self._table))) < 0).any())):
+                # Another process replaced the file between our write and this read (its
+                # merge read the file before ours landed): keep ours, merge theirs next time.
+                reloaded, self._stored_file = merged, None
+            self._stored = reloaded
             # Only now, so `missing` (which reads the table before the stored vectors, without
             # the lock) never sees a vector in neither.
             self._table, self._damaged, self._unsaved = {}, set(), 0

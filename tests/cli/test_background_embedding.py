@@ -220,3 +220,35 @@ def test_embed_model_auto_uses_an_installed_embedder_or_says_it_falls_back(
     assert "usando o modelo de embeddings embutido" in fallback.stderr
     assert "Busca por significado: multilingual-e5-small, embutido" in fallback.stderr
     assert "Temas 3" in fallback.stdout
+
+
+@pytest.mark.usefixtures("dense_on")
+def test_an_embedder_failing_mid_pass_is_said_above_the_prompt_and_questions_go_on(
+    tmp_path: Path,
+) -> None:
+    docs = write_docs(tmp_path / "docs", files=40)
+    with EmbeddingOllama(reply=REPLY, embed_delay=0.1, embed_fail_after=3) as server:
+        child = spawn(tmp_path, server.url, "--docs", str(docs), "--embed-model", SERVED)
+        child.expect(PROMPT)
+        child.expect(r"busca densa desativada \(.*\); seguindo só com a busca por palavras")
+        child.sendline("Como ajustar o proxy?")
+        child.expect(re.escape(REPLY))  # answered, by the words alone
+        child.expect(PROMPT)
+        child.sendline("sair")
+        child.expect(pexpect.EOF)
+        child.close()
+    assert child.exitstatus == 0
+
+
+@pytest.mark.usefixtures("dense_on")
+def test_rebuild_keeps_the_embeddings_which_depend_only_on_the_text(
+    tmp_path: Path, slow_embedder: EmbeddingOllama, docai: InProcessDocai
+) -> None:
+    docs = write_docs(tmp_path / "docs", files=6)
+    docai.use_env(tmp_path, slow_embedder.url)
+    args = ("--docs", docs, "--embed-model", SERVED)
+    assert docai("index", "--embed", *args).returncode == 0
+    embedded = len(slow_embedder.embedded_texts())
+    rebuilt = docai("search", "como ajustar os temas", "--rebuild", *args)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert slow_embedder.embedded_texts()[embedded:] == ["como ajustar os temas"]

