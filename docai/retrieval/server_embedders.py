@@ -19,7 +19,13 @@ import numpy as np
 
 from docai import messages
 from docai.llm.errors import LLMError, ModelNotFound, ServerError
-from docai.llm.http import CONNECT_TIMEOUT, DEFAULT_RETRY, HTTPBackend, call_with_retries
+from docai.llm.http import (
+    CONNECT_TIMEOUT,
+    DEFAULT_RETRY,
+    QUICK_CONNECT_TIMEOUT,
+    HTTPBackend,
+    call_with_retries,
+)
 from docai.llm.ollama import OllamaClient
 from docai.llm.openai import OpenAIClient
 from docai.retrieval.embedders import EmbedderUnavailable, check_vectors
@@ -177,7 +183,10 @@ def installed_embedding_models(client: OllamaClient) -> list[str]:
              if isinstance(m, dict)]
     found = []
     for name in (n for n in names if isinstance(n, str) and n):
-        shown = _ollama_json(client, "POST", "/api/show", {"model": name})
+        try:
+            shown = _ollama_json(client, "POST", "/api/show", {"model": name})
+        except LLMError:  # one model the server cannot describe: judge the others
+            continue
         capabilities = shown.get("capabilities")
         if isinstance(capabilities, list):
             if "embedding" in capabilities:
@@ -192,22 +201,20 @@ def choose_ollama_embedder(
 ) -> OllamaEmbedder:
     """`model` on the Ollama at `base_url`, or the best embedding model installed there.
 
-    Raises `EmbedderUnavailable` when none is, and the client's `LLMError`s (unreachable...).
+    The listing is asked once, with a short connect timeout and no retry: every command
+    with `--embed-model auto` asks it, and a server that is down must not cost seconds
+    each time. Raises `EmbedderUnavailable` when no model is installed, and the client's
+    `LLMError`s (unreachable...).
     """
-    client = OllamaClient(base_url, model or "", read_timeout=read_timeout)
     if model is None:
-        try:
-            installed = installed_embedding_models(client)
-        except LLMError:
-            client.close()
-            raise
-        if not installed:
-            client.close()
-            raise EmbedderUnavailable(messages.DENSE_NO_OLLAMA_MODEL.format(url=client.shown_url))
+        with OllamaClient(base_url, "", connect_timeout=QUICK_CONNECT_TIMEOUT,
+                          read_timeout=read_timeout, retries=0) as lister:
+            installed = installed_embedding_models(lister)
+            if not installed:
+                raise EmbedderUnavailable(
+                    messages.DENSE_NO_OLLAMA_MODEL.format(url=lister.shown_url))
         model = installed[0]
-    return OllamaEmbedder(base_url, model, client=client)
-
-
+    return OllamaEmbedder(base_url, model, read_timeout=read_timeout)
 
 
 def _cannot_embed(error: ServerError, model: str) -> ServerError:
