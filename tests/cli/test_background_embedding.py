@@ -252,3 +252,23 @@ def test_rebuild_keeps_the_embeddings_which_depend_only_on_the_text(
     rebuilt = docai("search", "como ajustar os temas", "--rebuild", *args)
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert slow_embedder.embedded_texts()[embedded:] == ["como ajustar os temas"]
+
+
+@pytest.mark.usefixtures("dense_on")
+def test_the_pass_pauses_while_a_question_is_answered(tmp_path: Path) -> None:
+    """The pass and the chat model share the CPU: while an answer is awaited, no window of
+    the collection is embedded."""
+    docs = write_docs(tmp_path / "docs", files=60)
+    with EmbeddingOllama(reply=REPLY, embed_delay=0.2, first_token_delay=2.5) as server:
+        child = spawn(tmp_path, server.url, "--docs", str(docs), "--embed-model", SERVED)
+        child.expect(PROMPT)
+        wait_for(lambda: len(server.embedded_texts()) >= 8)
+        child.sendline("Como ajustar o proxy?")
+        child.expect("aguardando o modelo")  # retrieval done; the model has not answered yet
+        waiting = len(server.embedded_texts())
+        child.expect(re.escape(REPLY))
+        assert len(server.embedded_texts()) == waiting
+        child.expect(PROMPT)
+        wait_for(lambda: len(server.embedded_texts()) > waiting)  # and it goes on after
+        child.sendline("sair")
+        child.expect(pexpect.EOF)
