@@ -56,6 +56,7 @@ eval: install
 # their candidate windows (9 minutes on 2 quiet cores, 25 on busy ones), later runs reuse them.
 eval-dense: install
 	$(BIN)/python scripts/eval.py --dense --report-only
+	$(BIN)/python scripts/eval_followups.py --dense --report-only
 
 $(VENV)/.e2e-installed: $(VENV)/.installed
 	CMAKE_ARGS="-DLLAVA_BUILD=OFF" $(PIP_INSTALL) "llama-cpp-python[server]==$(LLAMA_CPP_VERSION)"

@@ -18,12 +18,18 @@ For each pair the follow-up is retrieved four ways, scored as `docai eval` score
 Exits 1 when "in context" is more than 0.10 hit@3 below "standalone" (issue 15's target),
 or when a gold answer is in no chunk of its source; `--report-only` prints without
 enforcing the target.
+
+`--dense` scores the same four ways with the dense default re-ranking the lexical candidates
+(the bundled multilingual E5, as in the REPL), through `scripts/eval.py`'s dense ranking:
+candidate windows embedded when missing, their vectors and the questions' kept under
+tests/eval/data/cache/, so only the first run is slow (many minutes on 2 cores).
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,15 +37,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from eval import _dense_ranking  # noqa: E402
 from fetch_eval_docs import ALL_DOCS, DATA_DIR, FetchError, fetch  # noqa: E402
 
 from docai.answer.followup import joined_question, query_in_context  # noqa: E402
 from docai.answer.prompt import prompt_budget  # noqa: E402
-from docai.records import Hit  # noqa: E402
 from docai.retrieval import evaluation  # noqa: E402
+from docai.retrieval.dense import DenseRanking  # noqa: E402
+from docai.retrieval.embedders import BundledE5  # noqa: E402
 from docai.retrieval.evaluation import Gold, Outcome, Question, Scores, Summary  # noqa: E402
+from docai.retrieval.params import DEFAULT_PARAMS  # noqa: E402
 from docai.retrieval.search_index import SearchIndex, open_index  # noqa: E402
-from docai.retrieval.verdict import Fallback, NotCovered, Verdict, retrieve, search  # noqa: E402
+from docai.retrieval.verdict import Fallback, NotCovered, Query, retrieve, search  # noqa: E402
 from docai.settings import Settings  # noqa: E402
 
 FOLLOWUPS = ROOT / "tests/eval/followups.jsonl"
@@ -63,35 +72,12 @@ class Pair:
         return Question(self.id, text, self.gold, self.kind, self.lang)
 
 
-# How one method retrieves one pair: (ranking to depth, verdict with the default bars).
-Method = Callable[[SearchIndex, Pair], tuple[list[Hit], Verdict]]
-
-
-def bare(index: SearchIndex, pair: Pair) -> tuple[list[Hit], Verdict]:
-    return _alone(index, pair.followup)
-
-
-def joined(index: SearchIndex, pair: Pair) -> tuple[list[Hit], Verdict]:
-    return _alone(index, joined_question(pair.followup, (pair.first,)))
-
-
-def in_context(index: SearchIndex, pair: Pair) -> tuple[list[Hit], Verdict]:
-    query = query_in_context(pair.followup, (pair.first,))
-    hits = search(index, query, evaluation.DEPTH, min_coverage=0.0)
-    return hits, retrieve(index, query, TOP_K, max_file_tokens=MAX_FILE_TOKENS)
-
-
-def standalone(index: SearchIndex, pair: Pair) -> tuple[list[Hit], Verdict]:
-    return _alone(index, pair.standalone)
-
-
-def _alone(index: SearchIndex, text: str) -> tuple[list[Hit], Verdict]:
-    hits = index.search(text, evaluation.DEPTH, min_coverage=0.0)
-    return hits, retrieve(index, text, TOP_K, max_file_tokens=MAX_FILE_TOKENS)
-
-
-METHODS: tuple[tuple[str, Method], ...] = (
-    ("bare", bare), ("joined", joined), ("in context", in_context), ("standalone", standalone),
+# What each way of retrieving a follow-up reads for its pair.
+METHODS: tuple[tuple[str, Callable[[Pair], str | Query]], ...] = (
+    ("bare", lambda pair: pair.followup),
+    ("joined", lambda pair: joined_question(pair.followup, (pair.first,))),
+    ("in context", lambda pair: query_in_context(pair.followup, (pair.first,))),
+    ("standalone", lambda pair: pair.standalone),
 )
 
 
@@ -113,8 +99,15 @@ def docs_path(name: str) -> Path:
     return ROOT / name if name == "resources/docs" else DATA_DIR / name
 
 
-def outcome(index: SearchIndex, pair: Pair, method: Method) -> Outcome:
-    hits, verdict = method(index, pair)
+def outcome(
+    index: SearchIndex, pair: Pair, method: Callable[[Pair], str | Query],
+    dense: DenseRanking | None = None,
+) -> Outcome:
+    """How the follow-up fares retrieved as `method` reads it (ranked to depth, and the
+    verdict with the default bars), re-ranked by `dense` when given."""
+    read = method(pair)
+    hits = search(index, read, evaluation.DEPTH, 0.0, dense)
+    verdict = retrieve(index, read, TOP_K, dense=dense, max_file_tokens=MAX_FILE_TOKENS)
     question = pair.as_question(pair.followup)
     refused = isinstance(verdict, NotCovered)
     chunks = [] if refused else [hit.chunk for hit in hits]
@@ -124,6 +117,8 @@ def outcome(index: SearchIndex, pair: Pair, method: Method) -> Outcome:
 
 def main(argv: Sequence[str] = ()) -> int:
     report_only = "--report-only" in argv
+    embedder = BundledE5() if "--dense" in argv else None
+    started = time.perf_counter()
     pairs = load_pairs(FOLLOWUPS)
     outcomes: dict[str, list[Outcome]] = {name: [] for name, _ in METHODS}
     for name in sorted({pair.docs for pair in pairs}):
@@ -135,17 +130,23 @@ def main(argv: Sequence[str] = ()) -> int:
         except FetchError as error:
             print(f"eval_followups: cannot fetch the {name} docs: {error}", file=sys.stderr)
             return 1
-        index, report = open_index(Settings(docs_dir=docs, cache_dir=DATA_DIR / "cache"))
+        settings = Settings(docs_dir=docs, cache_dir=DATA_DIR / "cache")
+        index, report = open_index(settings)
         group = [pair for pair in pairs if pair.docs == name]
         print(f"{name}: {len(group)} pairs over {report.files} files, {report.chunks} chunks")
         problems = evaluation.check_gold([p.as_question(p.followup) for p in group], index.chunks)
         if problems:
             print("\n".join(problems) + f"\nFAILED: {name}: gold answers not in the docs")
             return 1
+        dense = (None if embedder is None
+                 else _dense_ranking(settings, index, embedder, DEFAULT_PARAMS, full=False))
         for method_name, method in METHODS:
-            outcomes[method_name] += [outcome(index, pair, method) for pair in group]
+            outcomes[method_name] += [outcome(index, pair, method, dense) for pair in group]
     summaries = {name: evaluation.summarise(found) for name, found in outcomes.items()}
     print_table(summaries)
+    if embedder is not None:
+        print(f"(dense default, {embedder.name}: {time.perf_counter() - started:.0f} s, "
+              "loading the model and embedding the candidates it lacks included)")
     followed = summaries["in context"].overall.hit_at(3)
     target = summaries["standalone"].overall.hit_at(3)
     if followed < target - MAX_GAP:
