@@ -574,16 +574,28 @@ def target_failures(name: str, summary: Summary, targets: Targets) -> list[str]:
             if value < reference - targets.max_gap:
                 failures.append(f"{name}: {kind} {group} {metric} {value:.2f} is more than "
                                 f"{targets.max_gap:.2f} below overall {reference:.2f}")
-    refusals = summary.refusals
-    if refusals.uncovered and (
-        refusals.uncovered_refused / refusals.uncovered < targets.uncovered_refused
-    ):
-        failures.append(f"{name}: only {refusals.uncovered_refused} of {refusals.uncovered} "
-                        f"uncovered questions refused (target {targets.uncovered_refused:.0%})")
-    if refusals.covered and refusals.covered_refused / refusals.covered > targets.covered_refused:
-        failures.append(f"{name}: {refusals.covered_refused} of {refusals.covered} covered "
-                        f"questions wrongly refused (target at most {targets.covered_refused:.0%})")
+    uncovered, covered = _refusal_misses(summary, targets.uncovered_refused,
+                                         targets.covered_refused)
+    if uncovered:
+        failures.append(f"{name}: only {uncovered} uncovered questions refused "
+                        f"(target {targets.uncovered_refused:.0%})")
+    if covered:
+        failures.append(f"{name}: {covered} covered questions wrongly refused "
+                        f"(target at most {targets.covered_refused:.0%})")
     return failures
+
+
+def _refusal_misses(summary: Summary, least_uncovered: float, most_covered: float
+                    ) -> tuple[str | None, str | None]:
+    """"R of N" for the uncovered questions refused when fewer than `least_uncovered`
+    (a share) were, and for the covered ones wrongly refused when more than `most_covered`."""
+    refusals = summary.refusals
+    uncovered = covered = None
+    if refusals.uncovered and refusals.uncovered_refused / refusals.uncovered < least_uncovered:
+        uncovered = f"{refusals.uncovered_refused} of {refusals.uncovered}"
+    if refusals.covered and refusals.covered_refused / refusals.covered > most_covered:
+        covered = f"{refusals.covered_refused} of {refusals.covered}"
+    return uncovered, covered
 
 
 def blind_target_failures(
@@ -594,7 +606,6 @@ def blind_target_failures(
     paraphrase = dict(summary.by_type).get("paraphrase")
     by_lang = dict(summary.by_lang)
     portuguese, english = by_lang.get("pt"), by_lang.get("en")
-    refusals = summary.refusals
     failures = []
     if overall.hit_at(3) < targets.hit_at_3:
         failures.append(f"{name}: hit@3 {overall.hit_at(3):.2f} < {targets.hit_at_3:.2f}")
@@ -608,14 +619,13 @@ def blind_target_failures(
     ):
         failures.append(f"{name}: Portuguese hit@3 {portuguese.hit_at(3):.2f} is more than "
                         f"{targets.pt_en_gap:.2f} from English {english.hit_at(3):.2f}")
-    if refusals.uncovered and (
-        refusals.uncovered_refused / refusals.uncovered < targets.uncovered_refused
-    ):
-        failures.append(f"{name}: {refusals.uncovered_refused} of {refusals.uncovered} "
-                        f"uncovered refused (target {targets.uncovered_refused:.0%})")
-    if refusals.covered and refusals.covered_refused / refusals.covered > targets.covered_refused:
-        failures.append(f"{name}: {refusals.covered_refused} of {refusals.covered} covered "
-                        f"wrongly refused (target at most 3 in 91)")
+    uncovered, covered = _refusal_misses(summary, targets.uncovered_refused,
+                                         targets.covered_refused)
+    if uncovered:
+        failures.append(f"{name}: {uncovered} uncovered refused "
+                        f"(target {targets.uncovered_refused:.0%})")
+    if covered:
+        failures.append(f"{name}: {covered} covered wrongly refused (target at most 3 in 91)")
     return failures
 
 

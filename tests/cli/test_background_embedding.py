@@ -69,6 +69,14 @@ def spawn(home: Path, url: str, *args: str) -> pexpect.spawn:
                          timeout=120, dimensions=(40, 160))
 
 
+def leave(child: pexpect.spawn) -> None:
+    """`sair`, and the session ends cleanly."""
+    child.sendline("sair")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
 @pytest.fixture
 def slow_embedder() -> Iterator[EmbeddingOllama]:
     with EmbeddingOllama(reply=REPLY, embed_delay=0.25) as server:
@@ -85,10 +93,7 @@ def test_the_repl_names_the_bundled_model_and_embeds_the_collection_while_idle(
     child.expect(PROMPT)
     child.expect(r"Embeddings: \d+ de 20 trechos \(\d+%")  # at the prompt's right
     wait_for(lambda: stored_windows(tmp_path, docs, BUNDLED) == window_count(docs))
-    child.sendline("sair")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    leave(child)
 
 
 @pytest.mark.usefixtures("dense_on")
@@ -101,10 +106,7 @@ def test_leaving_mid_pass_keeps_its_vectors_and_the_next_session_goes_on(
     child = spawn(tmp_path, slow_embedder.url, *args)
     child.expect(PROMPT)
     wait_for(lambda: len(slow_embedder.embedded_texts()) >= 8)
-    child.sendline("sair")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    leave(child)
     kept = stored_windows(tmp_path, docs, "ollama/" + SERVED)
     assert 8 <= kept < total
 
@@ -114,8 +116,7 @@ def test_leaving_mid_pass_keeps_its_vectors_and_the_next_session_goes_on(
     child.expect(re.escape(REPLY))
     child.expect(PROMPT)
     wait_for(lambda: stored_windows(tmp_path, docs, "ollama/" + SERVED) == total)
-    child.sendline("sair")
-    child.expect(pexpect.EOF)
+    leave(child)
     passages = [text for text in slow_embedder.embedded_texts() if text != "Como ajustar o proxy?"]
     assert len(passages) == len(set(passages)) == total  # each window embedded once, ever
 
@@ -192,10 +193,7 @@ def test_reindexing_mid_pass_goes_on_with_the_new_collection(
     child.expect(PROMPT)
     wait_for(lambda: stored_windows(tmp_path, docs, "ollama/" + SERVED) == window_count(docs))
     assert "Uma página nova sobre o cache." in "\n".join(slow_embedder.embedded_texts())
-    child.sendline("sair")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    leave(child)
 
 
 @pytest.mark.usefixtures("dense_on")
@@ -234,10 +232,7 @@ def test_an_embedder_failing_mid_pass_is_said_above_the_prompt_and_questions_go_
         child.sendline("Como ajustar o proxy?")
         child.expect(re.escape(REPLY))  # answered, by the words alone
         child.expect(PROMPT)
-        child.sendline("sair")
-        child.expect(pexpect.EOF)
-        child.close()
-    assert child.exitstatus == 0
+        leave(child)
 
 
 @pytest.mark.usefixtures("dense_on")
@@ -270,5 +265,4 @@ def test_the_pass_pauses_while_a_question_is_answered(tmp_path: Path) -> None:
         assert len(server.embedded_texts()) == waiting
         child.expect(PROMPT)
         wait_for(lambda: len(server.embedded_texts()) > waiting)  # and it goes on after
-        child.sendline("sair")
-        child.expect(pexpect.EOF)
+        leave(child)

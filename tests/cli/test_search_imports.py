@@ -49,6 +49,13 @@ def _search(
     return done.stdout, result["modules"]
 
 
+def written_long_ago(docs: Path) -> None:
+    """Files written long before the index: trusted by size and mtime, never re-read."""
+    an_hour_ago = os.stat(docs).st_mtime_ns - 3_600_000_000_000
+    for path in docs.rglob("*.md"):
+        os.utime(path, ns=(an_hour_ago, an_hour_ago))
+
+
 def _loaded(modules: list[str], names: tuple[str, ...]) -> list[str]:
     return [m for m in modules if any(m == name or m.startswith(name + ".") for name in names)]
 
@@ -56,10 +63,7 @@ def _loaded(modules: list[str], names: tuple[str, ...]) -> list[str]:
 def test_a_warm_search_imports_neither_the_build_nor_scipy_sklearn_or_rich(
     tmp_path: Path, sample_docs: Path
 ) -> None:
-    # Files written long before the index: trusted by size and mtime, never re-read.
-    an_hour_ago = os.stat(sample_docs).st_mtime_ns - 3_600_000_000_000
-    for path in sample_docs.rglob("*.md"):
-        os.utime(path, ns=(an_hour_ago, an_hour_ago))
+    written_long_ago(sample_docs)
 
     cold_output, cold = _search(tmp_path, sample_docs, "cold.json")
     assert "docai.index.build" in cold  # the first search builds the index: the build is there
@@ -75,9 +79,7 @@ def test_a_warm_search_ranking_by_meaning_loads_the_bundled_model_and_no_http_cl
     tmp_path: Path, sample_docs: Path
 ) -> None:
     """The default search (dense on, the bundled model) needs no HTTP client either."""
-    an_hour_ago = os.stat(sample_docs).st_mtime_ns - 3_600_000_000_000
-    for path in sample_docs.rglob("*.md"):
-        os.utime(path, ns=(an_hour_ago, an_hour_ago))
+    written_long_ago(sample_docs)
     _search(tmp_path, sample_docs, "cold.json", dense="on")
     output, warm = _search(tmp_path, sample_docs, "warm.json", dense="on")
     assert "install.md" in output
