@@ -27,7 +27,7 @@ class BackgroundPass:
     """Runs `dense.embed_pending` in a daemon thread whenever the session is idle.
 
     `on_change` is called (from the pass's thread) whenever `status()` may read differently:
-    the prompt redraws its bottom line then.
+    the prompt redraws its progress text then.
     """
 
     def __init__(self, dense: DenseRanking) -> None:
