@@ -1,6 +1,6 @@
 """Fetch the public documentation the retrieval evaluation runs on.
 
-Fifteen corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
+Seventeen corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
 
 * MkDocs' user guide (`mkdocs-doc`): the set retrieval is tuned and its targets enforced on.
   Real HTML with navigation chrome, code blocks and a long changelog that acts as a distractor;
@@ -49,6 +49,10 @@ Fifteen corpora nobody on the team wrote (so the questions cannot be tuned to ou
 * The Debian Administrator's Handbook (`debian-handbook`, HTML, its pt-BR and en-US pages
   only: 254 pages) and mypy's documentation (`mypy-doc`, Sphinx HTML, 36 pages): written
   blind in session 7 for dense retrieval, scored once in session 8 with its final defaults.
+* The Debian Reference (`debian-reference-en` and `debian-reference-pt`, two packages
+  unpacked into one folder: 15 chapter pages per language) and setuptools' documentation
+  (`python-setuptools-doc`, Sphinx HTML, 48 pages): written blind in session 9, scored once
+  with session 8's defaults.
 
 Each comes from a Debian package or a PyPI source distribution pinned to one version and
 checked against a SHA-256, so every run evaluates exactly the same text. Idempotent: a stamp
@@ -95,6 +99,12 @@ class PinnedDocs:
     docs_path: str
     excluded: frozenset[str]  # not documentation: error page, redirect stubs; "dir/": a folder
     pattern: str = "*.html"
+    # Archives unpacked into the same tree (e.g. a book's other language, packaged apart).
+    companions: tuple[PinnedDocs, ...] = ()
+
+    @property
+    def parts(self) -> tuple[PinnedDocs, ...]:
+        return (self, *self.companions)
 
     @property
     def target(self) -> Path:
@@ -107,7 +117,8 @@ class PinnedDocs:
 
     @property
     def stamp_text(self) -> str:
-        return f"{self.package} {self.version} sha256:{self.sha256}\n"
+        return "".join(f"{part.package} {part.version} sha256:{part.sha256}\n"
+                       for part in self.parts)
 
     def download(self, work: Path) -> Path:
         """Download the archive into `work`; return its path."""
@@ -342,9 +353,40 @@ MYPY = DebianDocs(
     excluded=SPHINX_GENERATED | {"404.html"},
 )
 
+# Written blind in session 9, before any change to the session 8 defaults, and scored once
+# with them: the Debian Reference in English and (European) Portuguese, one page per chapter,
+# both languages in one folder; and setuptools' documentation.
+DEBIAN_REFERENCE = DebianDocs(
+    name="debian-reference",
+    package="debian-reference-en",
+    version="2.100",
+    sha256="9f31d3a17df505de09689ca255512ea58c1fc47c59bb1b0c7bf1c23362e9743f",
+    docs_path="usr/share/debian-reference",
+    excluded=frozenset(),
+    companions=(DebianDocs(
+        name="debian-reference",
+        package="debian-reference-pt",
+        version="2.100",
+        sha256="c9c5d30a8608485bad60f7bd7ce6c755af4a129c2b30511ee733b90ac17e7dfa",
+        docs_path="usr/share/debian-reference",
+        excluded=frozenset(),
+    ),),
+)
+
+SETUPTOOLS = DebianDocs(
+    name="setuptools",
+    package="python-setuptools-doc",
+    version="66.1.1-1+deb12u2",
+    sha256="3592631a1b7f7df5762abf5eeb1d7bba4390f3b7667574552927f71e30a3eabd",
+    docs_path="usr/share/doc/python-setuptools-doc/html",
+    excluded=frozenset({"genindex.html", "search.html", "py-modindex.html", "404.html",
+                        "userguide/commands.html", "userguide/keywords.html",
+                        "_static/", "_sources/"}),
+)
+
 ALL_DOCS = (
     MKDOCS, CLICK, BORG, FISH, FLASK, PYTEST, SPHINX, JINJA, REQUESTS, HATCH, BLACK, WERKZEUG,
-    STARLETTE, DEBIAN_HANDBOOK, MYPY,
+    STARLETTE, DEBIAN_HANDBOOK, MYPY, DEBIAN_REFERENCE, SETUPTOOLS,
 )
 
 
@@ -354,14 +396,15 @@ def fetch(docs: PinnedDocs = MKDOCS) -> Path:
         return docs.target
     with tempfile.TemporaryDirectory(prefix="docai-eval-") as scratch:
         work = Path(scratch)
-        archive = docs.download(work)
-        digest = hashlib.sha256(archive.read_bytes()).hexdigest()
-        if digest != docs.sha256:
-            raise FetchError(
-                f"{archive.name}: SHA-256 {digest} differs from the pinned {docs.sha256}"
-            )
         unpacked = work / "unpacked"
-        docs.unpack(archive, unpacked)
+        for part in docs.parts:
+            archive = part.download(work)
+            digest = hashlib.sha256(archive.read_bytes()).hexdigest()
+            if digest != part.sha256:
+                raise FetchError(
+                    f"{archive.name}: SHA-256 {digest} differs from the pinned {part.sha256}"
+                )
+            part.unpack(archive, unpacked)
         staged = work / docs.name
         _copy_docs(unpacked / docs.docs_path, staged, docs)
         docs.target.parent.mkdir(parents=True, exist_ok=True)
