@@ -45,6 +45,8 @@ def measure(small: Corpus, large: Corpus) -> dict[str, Any]:
     fill = _phase("fill", large)
     _say(f"[densa {large.name}] perguntas quentes…")
     warm = _phase("warm", large)
+    _say(f"[densa {large.name}] passada ao abrir uma coleção já embutida…")
+    resume = _phase("resume", large)
     rate = background["windows_per_s"]
     estimates = {
         small.name: cold["windows"] / rate if rate else None,
@@ -52,14 +54,15 @@ def measure(small: Corpus, large: Corpus) -> dict[str, Any]:
     }
     return {
         "small": small.name, "large": large.name, "cold": cold, "pass": background,
-        "fill": fill, "warm": warm, "full_pass_s": estimates,
+        "fill": fill, "warm": warm, "resume": resume, "full_pass_s": estimates,
     }
 
 
 def lines(result: dict[str, Any]) -> list[str]:
     """The printed summary, one line per measurement, the target where there is one."""
     small, large = result["small"], result["large"]
-    cold, background, fill, warm = (result[k] for k in ("cold", "pass", "fill", "warm"))
+    cold, background, fill, warm, resume = (
+        result[k] for k in ("cold", "pass", "fill", "warm", "resume"))
     met = "ok" if warm["p50_ms"] < WARM_TARGET_MS else "ACIMA"
     estimates = result["full_pass_s"]
     out = [
@@ -79,6 +82,10 @@ def lines(result: dict[str, Any]) -> list[str]:
         f"{background['slice_chunks']} trechos em {background['seconds']:.0f} s); "
         f"passada completa estimada: {small} {_hours(estimates[small])}, "
         f"{large} {_hours(estimates[large])}",
+        f"densa, passada ao abrir ({large}, tudo embutido): {resume['walk_s']:.2f} s "
+        f"(+{resume['walk_resident_mb']:.0f} MB) percorrendo as janelas, a primeira vez; "
+        f"{resume['marked_s']:.2f} s (+{resume['marked_resident_mb']:.0f} MB) com a coleção "
+        "marcada completa",
         f"densa, primeira resposta ({small}, sem vetores): {cold['first_answer_s']:.1f} s da "
         f"abertura do índice às passagens ({cold['first_windows']} janelas embutidas), "
         f"sem esperar a passada completa (~{_hours(estimates[small])})",
@@ -86,7 +93,9 @@ def lines(result: dict[str, Any]) -> list[str]:
     if warm["embedded_while_timed"]:
         out.append(f"  AVISO: {warm['embedded_while_timed']} janelas embutidas durante as "
                    "perguntas quentes (não estavam todas no repositório)")
-    for phase in (cold, fill, warm):
+    if not (resume["walk_complete"] and resume["marked_complete"]):
+        out.append("  AVISO: a passada ao abrir embutiu janelas (o repositório não estava cheio)")
+    for phase in (cold, fill, warm, resume):
         if phase["cache_status"]:
             out.append(f"  AVISO: a fase densa não usou o índice salvo: {phase['cache_status']}")
     return out

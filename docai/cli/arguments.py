@@ -83,6 +83,16 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         super().add_usage(usage, actions, groups, prefix=prefix)
 
 
+def _long_options(parser: argparse.ArgumentParser) -> set[str]:
+    """The long options `parser` and its sub-commands accept."""
+    known = {option for option in parser._option_string_actions if option.startswith("--")}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                known |= _long_options(command)
+    return known
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """An argparse parser whose help headings and errors are in pt-BR (sub-parsers too).
 
@@ -108,8 +118,34 @@ class ArgumentParser(argparse.ArgumentParser):
         if add_help:
             self.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS,
                               help=messages.ARGS_HELP)
+        self._argv: list[str] = []  # what is being parsed, for `error`
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        self._argv = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
-        print(messages.ERROR_PREFIX.format(message=translate(message)), file=sys.stderr)
+        # A mistyped option is named first: argparse may report it as something else (in
+        # `docai --dcos D search`, D is taken for the command).
+        unknown = self.unknown_option(self._argv)
+        text = unknown if unknown is not None else translate(message)
+        print(messages.ERROR_PREFIX.format(message=text), file=sys.stderr)
         print(messages.ARGS_SEE_HELP.format(prog=self.prog), file=sys.stderr)
         sys.exit(2)
+
+    def unknown_option(self, argv: Sequence[str]) -> str | None:
+        """The error for the first long option in `argv` that no parser knows (not even as
+        an abbreviation), with the nearest known one; None when there is none."""
+        known = _long_options(self)
+        for token in argv:
+            if token == "--":
+                break
+            name = token.split("=", 1)[0]
+            if not name.startswith("--") or any(option.startswith(name) for option in known):
+                continue
+            if close := difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6):
+                return messages.ARGS_UNKNOWN_OPTION_CLOSE.format(option=name, match=close[0])
+            return messages.ARGS_UNKNOWN_OPTION.format(option=name)
+        return None

@@ -73,7 +73,7 @@ class _Key:
 
 
 def _text(path: Path, key: str, value: object) -> str:
-    if not isinstance(value, str) or not value.strip() or len(value.split()) != 1:
+    if not isinstance(value, str) or not is_model_name(value.strip()):
         raise _bad_value(path, key, value, messages.CONFIG_EXPECTED_NAME)
     return value.strip()
 
@@ -182,16 +182,37 @@ def sourced_values(
 
 
 def _from_env(key: str, value: str) -> Any:
+    """An environment variable's value, checked as the option's would be, and named when
+    it is bad (the user may not remember having set it)."""
     if key == "docs":
         return Path(value).expanduser()
-    if key == "server":
+    if key == "server":  # checked by `check_env_server`, when the Ollama backend is used
         return normalise_ollama_url(value)
     if key == "dense":
         if (switched := on_off(value)) is None:
-            raise SettingsError(messages.CONFIG_BAD_ENV.format(
-                name=KEYS[key].env, value=value, expected=messages.ENV_EXPECTED_SWITCH))
+            raise _bad_env(key, value, messages.ENV_EXPECTED_SWITCH)
         return switched
+    if key == "model" and not is_model_name(value):
+        raise _bad_env(key, value, messages.ENV_EXPECTED_NAME)
     return value
+
+
+def check_env_server(value: str) -> None:
+    """Raise a SettingsError naming OLLAMA_HOST when `value` (its text) is no address."""
+    try:
+        Settings(ollama_url=normalise_ollama_url(value))  # the one check every address passes
+    except SettingsError:
+        raise _bad_env("server", value, messages.ENV_EXPECTED_URL) from None
+
+
+def is_model_name(text: str) -> bool:
+    """A model name as servers know them: one word (`deepseek-r1`, `qwen3:8b`)."""
+    return len(text.split()) == 1 and text.strip() == text
+
+
+def _bad_env(key: str, value: str, expected: str) -> SettingsError:
+    return SettingsError(messages.CONFIG_BAD_ENV.format(
+        name=KEYS[key].env, value=value, expected=expected))
 
 
 def _found_docs(cwd: Path | None) -> Sourced:

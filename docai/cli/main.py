@@ -64,6 +64,12 @@ def _dispatch(args: argparse.Namespace, settings: Settings, values: dict[str, So
         candidates = " ou ".join(f"./{path}" for path in DOCS_CANDIDATES)
         raise DocsFolderError(messages.NO_DOCS_FOLDER.format(
             candidates=candidates, env=ENV_DOCS, config=config_file()))
+    docs = values["docs"]
+    if docs.origin.kind in (messages.ORIGIN_ENV, messages.ORIGIN_FILE) and not (
+        settings.docs_dir.exists()
+    ):  # the usual message says "--docs", which the user did not give
+        raise DocsFolderError(messages.DOCS_MISSING_FROM.format(
+            path=settings.docs_dir, origin=docs.origin.describe()))
     if args.command == "ask":
         from docai.cli.commands import ask
 

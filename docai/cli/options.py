@@ -9,11 +9,18 @@ the sub-command (`docai --docs D search Q` and `docai search Q --docs D` mean th
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 from docai import __version__, messages
 from docai.cli.arguments import ArgumentParser
-from docai.cli.config import Sourced, on_off, sourced_values
+from docai.cli.config import (
+    Sourced,
+    check_env_server,
+    is_model_name,
+    on_off,
+    sourced_values,
+)
 from docai.retrieval.params import DEFAULT_PARAMS, METHODS
 from docai.settings import (
     BACKENDS,
@@ -147,7 +154,7 @@ def _shared_options(suppress_defaults: bool) -> ArgumentParser:
     search = parser.add_argument_group("busca")
     search.add_argument("-k", "--top-k", type=int, metavar="N", default=default(None),
                         help=f"quantos trechos recuperar (padrão: {d.top_k})")
-    search.add_argument("--min-coverage", "--min-score", dest="min_coverage", type=float,
+    search.add_argument("--min-coverage", "--min-score", dest="min_coverage", type=_coverage,
                         metavar="X", default=default(d.min_coverage),
                         help="quanto da pergunta os trechos devem cobrir juntos, 0 a 1 "
                         f"(padrão: {DEFAULT_PARAMS.min_coverage:g})")
@@ -157,7 +164,8 @@ def _shared_options(suppress_defaults: bool) -> ArgumentParser:
     search.add_argument("--dense", type=_switch, metavar="on|off", default=default(None),
                         help="busca por significado, com um modelo de embeddings, além da "
                         f"busca por palavras (ou {ENV_DENSE}; padrão: on)")
-    search.add_argument("--embed-model", metavar="MODELO", default=default(d.embed_model),
+    search.add_argument("--embed-model", type=_model_name, metavar="MODELO",
+                        default=default(d.embed_model),
                         help="modelo de embeddings do servidor (ex.: bge-m3), ou auto para o "
                         "melhor instalado no Ollama (padrão: multilingual-e5-small, embutido)")
     search.add_argument("--json", dest="json_output", action="store_true",
@@ -165,7 +173,7 @@ def _shared_options(suppress_defaults: bool) -> ArgumentParser:
     llm = parser.add_argument_group("modelo")
     llm.add_argument("--backend", choices=BACKENDS, default=default(d.backend),
                      help=f"{d.backend} (padrão) ou um servidor compatível com OpenAI")
-    llm.add_argument("--model", metavar="NOME", default=default(None),
+    llm.add_argument("--model", type=_model_name, metavar="NOME", default=default(None),
                      help=f"modelo a usar (ou {ENV_MODEL}; padrão: {d.model})")
     # None: OLLAMA_HOST decides, then the default (settings_from_args).
     llm.add_argument("--ollama-url", metavar="URL", default=default(None),
@@ -202,6 +210,8 @@ def settings_from_args(
     needs one checks `values["docs"]` first)."""
     if values is None:
         values = sourced_values(args, environ)
+    if args.backend == "ollama" and values["server"].origin.name == ENV_OLLAMA_HOST:
+        check_env_server(environ[ENV_OLLAMA_HOST])
     docs = values["docs"].value or DEFAULT_DOCS_DIR
     return Settings(
         docs_dir=docs.expanduser(),
@@ -226,6 +236,23 @@ def settings_from_args(
         json_output=args.json_output,
         verbosity=args.verbosity,
     )
+
+
+def _coverage(text: str) -> float:
+    """A share of the question, 0 to 1 (the help says so; above 1 no passage could pass)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= 1:  # also nan
+        raise argparse.ArgumentTypeError(messages.OPTION_BAD_COVERAGE.format(value=text))
+    return value
+
+
+def _model_name(text: str) -> str:
+    if not is_model_name(text):
+        raise argparse.ArgumentTypeError(messages.OPTION_BAD_NAME.format(value=text))
+    return text
 
 
 def _switch(text: str) -> bool:

@@ -6,6 +6,7 @@ reasons) through `one_line`, so no line of the list can be broken or hijacked.""
 
 from __future__ import annotations
 
+import shlex
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -31,8 +32,7 @@ def nothing_to_search(report: BuildReport, docs_dir: Path, others: Counter[str])
     kinds of file the folder does hold, most common first), or none with text."""
     if report.skipped:
         return messages.NO_TEXT_IN_DOCUMENTS.format(
-            count=len(report.skipped), path=one_line(str(docs_dir))
-        )
+            count=len(report.skipped), path=one_line(str(docs_dir)), quoted=_quoted(docs_dir))
     kinds = ", ".join(
         messages.NO_DOCUMENTS_KIND.format(
             count=count, suffix=one_line(suffix) or messages.NO_DOCUMENTS_NO_SUFFIX
@@ -96,14 +96,20 @@ def update_line(report: BuildReport) -> str | None:
     )
 
 
-def print_index_notes(report: BuildReport, err: TextIO) -> None:
+def print_index_notes(report: BuildReport, docs_dir: Path, err: TextIO) -> None:
     """What the user should know after opening the index: a rebuilt or unsaved cache, files
     re-read, files skipped (`docai index` lists why)."""
     notes = status_lines(report)
     if (update := update_line(report)) is not None:
         notes.append(update)
     if report.skipped:
-        notes.append(messages.SEARCH_SKIPPED.format(count=len(report.skipped)))
+        notes.append(messages.SEARCH_SKIPPED.format(
+            count=len(report.skipped), quoted=_quoted(docs_dir)))
     for line in notes:
         err.write(line + "\n")
     err.flush()
+
+
+def _quoted(path: Path) -> str:
+    """`path` as it can be pasted into a shell command."""
+    return shlex.quote(one_line(str(path)))

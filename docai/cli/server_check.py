@@ -13,11 +13,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from types import TracebackType
-from typing import Self
 
 from docai import messages
-from docai.llm.base import ChatBackend, make_backend
+from docai.llm.base import ChatBackend, ClosedOnExit, make_backend
 from docai.llm.errors import LLMError, ServerUnreachable
 from docai.llm.events import Event, Message
 from docai.llm.http import QUICK_CONNECT_TIMEOUT
@@ -157,7 +155,7 @@ def installed_list(installed: Sequence[InstalledModel]) -> str:
     return ", ".join(names) if names else messages.REPL_NO_MODELS_INSTALLED
 
 
-class WatchedBackend:
+class WatchedBackend(ClosedOnExit):
     """A ChatBackend that tells the watch whether the server answered, and asks a server
     known to be down once and briefly instead of retrying with backoff."""
 
@@ -202,17 +200,6 @@ class WatchedBackend:
     def close(self) -> None:
         self._backend.close()
         self._quick.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def watched_backend(settings: Settings, watch: ServerWatch | None) -> ChatBackend:

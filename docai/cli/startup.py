@@ -41,7 +41,7 @@ def open_retrieval(
     started = time.monotonic()
     index, report = open_index(settings, progress=bar)
     if settings.verbosity > QUIET:
-        print_index_notes(report, err)
+        print_index_notes(report, settings.docs_dir, err)
     if settings.verbosity >= VERBOSE:
         err.write(messages.INDEX_VERBOSE_OPENED.format(
             files=report.files, chunks=report.chunks, seconds=time.monotonic() - started,

@@ -17,7 +17,11 @@ them: opening costs the keys alone, and only the rows a question reads come into
 An older format is reported and re-embedded, never read.
 
 The file holds only plain arrays (`keys` as `S32`, `vectors` as float16, scalars for
-format, model and dimension), read with `allow_pickle=False`. Anything unexpected raises
+format, model and dimension), read with `allow_pickle=False`. An optional `complete_for`
+(`S32`) lists fingerprints of collections whose every window the file holds, so a finished
+pass is not walked again at every start (`docai.retrieval.dense`); a file without it, or with
+one that does not parse, simply has none (a reader of the same format that predates it
+ignores it, a writer drops it: a walk, never a wrong answer). Anything unexpected raises
 `CacheError` with a pt-BR reason; the caller re-embeds, never trusts a half-valid file.
 Mapped rows are not read at load, so a non-finite value is found when its row is read
 (`finite_rows`), and that row is embedded again. Writes are atomic (temp file in the same
@@ -29,6 +33,7 @@ files of a killed one. Like every cache file, it is private (0600, in a 0700 fol
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -58,10 +63,15 @@ class StoredVectors:
     repeated key kept) or from digests already sorted and unique (what `load` returns, its
     vectors mapped from the file)."""
 
-    def __init__(self, model: str, keys: np.ndarray, vectors: np.ndarray) -> None:
+    def __init__(
+        self, model: str, keys: np.ndarray, vectors: np.ndarray,
+        complete_for: frozenset[bytes] = frozenset(),
+    ) -> None:
         if keys.ndim != 1 or vectors.ndim != 2 or len(keys) != len(vectors):
             raise ValueError(f"{keys.shape} keys for vectors of shape {vectors.shape}")
         self.model = model
+        # Fingerprints of the collections whose every window these vectors cover.
+        self.complete_for = complete_for
         if keys.dtype != DIGEST_DTYPE:
             digests = to_digests(keys.tolist())
             order = np.argsort(digests[::-1], kind="stable")  # reversed: the last one wins
@@ -156,7 +166,7 @@ def load(path: Path, model: str) -> StoredVectors | None:
         or (len(keys) > 1 and not bool((keys[1:] > keys[:-1]).all()))  # sorted, unique
     ):
         raise CacheError(messages.DENSE_STORE_CORRUPT.format(file=name))
-    return StoredVectors(found, keys, vectors)
+    return StoredVectors(found, keys, vectors, _fingerprints(arrays.get("complete_for")))
 
 
 def save(path: Path, stored: StoredVectors) -> None:
@@ -171,8 +181,16 @@ def save(path: Path, stored: StoredVectors) -> None:
             dimension=np.asarray(stored.dimension, dtype=np.int64),
             keys=stored.digests,
             vectors=np.asarray(stored.vectors, dtype=VECTOR_DTYPE),
+            complete_for=np.array(sorted(stored.complete_for), dtype=DIGEST_DTYPE).reshape(-1),
         ),
     )
+
+
+def _fingerprints(array: np.ndarray | None) -> frozenset[bytes]:
+    """The `complete_for` fingerprints; none when absent or not as `save` writes them."""
+    if array is None or array.dtype != DIGEST_DTYPE or array.ndim != 1:
+        return frozenset()
+    return frozenset(digest.ljust(DIGEST_DTYPE.itemsize, b"\0") for digest in array.tolist())
 
 
 def finite_rows(vectors: np.ndarray) -> np.ndarray:
@@ -204,6 +222,10 @@ def _read(path: Path) -> dict[str, np.ndarray]:
                 if not names >= {f"{name}.npy" for name in _ARRAYS}:
                     raise DamagedArrays(f"{path.name} lacks an array")
                 arrays = {name: _member(archive, name) for name in _ARRAYS if name != "vectors"}
+                # A damaged marker costs a walk over the windows, not the vectors.
+                with contextlib.suppress(Exception):
+                    if "complete_for.npy" in names:
+                        arrays["complete_for"] = _member(archive, "complete_for")
                 info = archive.getinfo("vectors.npy")
                 version = arrays["format_version"]
                 if version.dtype.kind == "i" and version.size == 1 and version != FORMAT_VERSION:

@@ -49,6 +49,25 @@ class ChatBackend(Protocol):
     ) -> None: ...
 
 
+class ClosedOnExit:
+    """The context-manager half of `ChatBackend`, for backends to inherit: `with backend:`
+    calls its `close()`."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
 def make_backend(
     settings: Settings, environ: dict[str, str] | None = None, *, quick: bool = False
 ) -> ChatBackend:

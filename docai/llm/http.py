@@ -17,13 +17,13 @@ import json
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from types import TracebackType
-from typing import Any, ClassVar, Self, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import httpx
 
 from docai import messages
 from docai.errors import SettingsError
+from docai.llm.base import ClosedOnExit
 from docai.llm.errors import (
     LLMError,
     ModelNotFound,
@@ -86,7 +86,7 @@ def make_client(
         raise SettingsError(message) from None
 
 
-class HTTPBackend:
+class HTTPBackend(ClosedOnExit):
     """What the chat clients share: the httpx client, the streamed request with retries,
     and error translation.
 
@@ -148,17 +148,6 @@ class HTTPBackend:
     def close(self) -> None:
         self._client.close()
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
-
     def _chat_body(
         self, messages: Sequence[Message], *, think: bool | None, num_ctx: int, temperature: float
     ) -> dict[str, Any]:
@@ -182,8 +171,9 @@ class HTTPBackend:
             return ServerBusy(
                 messages.LLM_BUSY.format(url=url, status=status, attempts=attempts), status=status
             )
-        if status == 404 and detail is None:
-            # A router's plain-text 404: the endpoint is unknown, not the model.
+        if status in (404, 405, 501) and detail is None:
+            # A router's plain-text 404, or a web server that takes no POST there (an HTML
+            # page): the endpoint is unknown, not the model.
             return UnsupportedServer(self.no_endpoint_template.format(url=url, path=path))
         if status == 404:
             message = self.model_not_found_template.format(url=url, model=model, detail=detail)
@@ -286,9 +276,13 @@ def call_with_retries(attempt: Callable[[], T], policy: RetryPolicy) -> T:
 
 
 def response_text(response: httpx.Response, detail: str | None) -> str:
-    """What to quote from an error response: its JSON error text, else its body, else the
+    """What to quote from an error response, on one line: its JSON error text, else its
+    body unless it is markup (a web page says nothing a terminal line can show), else the
     status phrase."""
-    return detail or response.text.strip()[:200] or response.reason_phrase
+    body = " ".join(response.text.split())
+    if body.startswith("<"):
+        body = ""
+    return detail or body[:200] or response.reason_phrase
 
 
 def error_detail(body: str) -> str | None:

@@ -47,6 +47,8 @@ ARGS_QUESTION_WITHOUT_ASK = (
     'para perguntar, use docai ask "{value}" (ou só docai, para conversar)'
 )
 ARGS_UNRECOGNIZED = "argumentos não reconhecidos: {arguments}"
+ARGS_UNKNOWN_OPTION = "opção desconhecida {option}"
+ARGS_UNKNOWN_OPTION_CLOSE = "opção desconhecida {option}; você quis dizer {match}?"
 ARGS_REQUIRED = "falta o argumento {arguments}"
 ARGS_EXPECTED_VALUE = "falta o valor"
 ARGS_AMBIGUOUS = "opção ambígua: {option} pode ser {matches}"
@@ -55,7 +57,7 @@ ARGS_AMBIGUOUS = "opção ambígua: {option} pode ser {matches}"
 SEARCH_UPDATED = (
     "índice atualizado: {new} novo(s), {changed} alterado(s), {removed} removido(s)"
 )
-SEARCH_SKIPPED = "{count} arquivo(s) ignorado(s); veja `docai index` para os motivos"
+SEARCH_SKIPPED = "{count} arquivo(s) ignorado(s); `docai index --docs {quoted}` mostra os motivos"
 SEARCH_NO_RESULTS = "Nenhum trecho relevante para: {query}"
 SEARCH_HIT = "{rank}. [{score:.3f}] {source} — {heading} (trecho {chunk})"
 SEARCH_QUERY_HEADER = "» {query}"
@@ -162,6 +164,12 @@ CONFIG_EXPECTED_URL = "um endereço como http://127.0.0.1:11434, entre aspas"
 CONFIG_EXPECTED_SWITCH = '"on" ou "off" (ou true/false, sem aspas)'
 CONFIG_BAD_ENV = "a variável de ambiente {name}={value!r} não é válida: use {expected}"
 ENV_EXPECTED_SWITCH = "on ou off"
+ENV_EXPECTED_NAME = "um nome sem espaços, como deepseek-r1"
+ENV_EXPECTED_URL = "um endereço como 127.0.0.1:11434 ou http://127.0.0.1:11434"
+DOCS_MISSING_FROM = (
+    "a pasta de documentos {path} não existe; ela vem de: {origin}. Corrija-a lá ou "
+    "indique outra com --docs PASTA"
+)
 CONFIG_BUNDLED_EMBEDDER = "multilingual-e5-small (embutido)"
 CONFIG_EXPECTED_K = "um número inteiro de 1 a {maximum}, sem aspas"
 CONFIG_EXAMPLES = {
@@ -180,6 +188,14 @@ NO_DOCS_FOLDER = (
 ASK_NO_QUESTION = (
     'falta o argumento PERGUNTA: docai ask "Como instalo o docai?" (ou pela entrada padrão: '
     'echo "Como instalo?" | docai ask)'
+)
+ASK_EMPTY_STDIN = (
+    'a entrada padrão chegou vazia: nenhuma pergunta para responder (ex.: echo "Como '
+    'instalo?" | docai ask -)'
+)
+ASK_DASH_WITH_WORDS = (
+    "- lê a pergunta da entrada padrão e vem sozinho; para perguntar com palavras, "
+    'escreva-as sem o -: docai ask "Como instalo o docai?"'
 )
 ARGS_DID_YOU_MEAN = "comando desconhecido {value}; você quis dizer {match}? (comandos: {choices})"
 # answers (docai/cli/render.py)
@@ -208,3 +224,5 @@ REPL_HELP_CLEAR = "limpa a tela (também clear ou Ctrl-L)"
 REPL_READY = "docai pronto: {files} arquivo(s), {chunks} trecho(s) de {docs}; modelo {model}."
 REPL_ECHO = "docai> {line}"
 OPTION_BAD_SWITCH = "valor inválido: {value!r} (use on ou off)"
+OPTION_BAD_NAME = "{value!r} não é um nome de modelo (um nome sem espaços, como deepseek-r1)"
+OPTION_BAD_COVERAGE = "é a parte da pergunta que os trechos devem cobrir, de 0 a 1; recebi {value} (tente 0.6)"

@@ -28,7 +28,7 @@ NO_DOCUMENTS_KIND = "{count} {suffix}"
 NO_DOCUMENTS_NO_SUFFIX = "sem extensão"
 NO_TEXT_IN_DOCUMENTS = (
     "nenhum dos {count} documento(s) em {path} tem texto para indexar; "
-    "`docai index --docs {path}` mostra o motivo de cada um"
+    "`docai index --docs {quoted}` mostra o motivo de cada um"
 )
 INDEX_SUMMARY = (
     "{files} arquivo(s) indexado(s) em {path}: {sections} seções, {chunks} trechos, "

@@ -11,7 +11,7 @@ DOCS_NOT_A_DIR = "{path} não é uma pasta. Use --docs com uma pasta de arquivos
 DOCS_UNREADABLE = "não consigo ler a pasta {path}: {reason}"
 LOAD_SKIP_EMPTY = "arquivo vazio (ou só espaços em branco); escreva algum texto ou remova-o"
 LOAD_SKIP_NO_TEXT = (
-    "nenhum texto sobrou depois de remover a marcação (só scripts, menus ou front matter?)"
+    "nenhum texto sobrou depois de remover a marcação (só títulos, scripts, menus ou front matter?)"
 )
 LOAD_SKIP_BINARY = (
     "parece um arquivo binário, não texto (tem bytes NUL ou de controle); "

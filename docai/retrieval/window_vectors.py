@@ -13,6 +13,12 @@ the very same moment can still drop some: they are then embedded again, never mi
 Why two tables: the stored vectors (`vector_store.load`, mapped from the file: a question
 reads only its candidates' rows) and the ones embedded since the last save, in a dict.
 A save merges both with the file, writes one sorted file, and maps it again.
+
+Completeness marks: a pass that found every window of a collection records the collection's
+fingerprint in the file (`mark_complete`), and the next session skips walking its windows
+(`is_complete_for`). A mark holds only while the file holds every vector it vouches for:
+vectors are only ever added by a merge, so merged files keep every source's marks; a save
+that drops vectors (a prune to one collection, damaged rows) keeps none but its own.
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ class WindowVectors:
         self._table: dict[str, np.ndarray] = {}  # embedded since the last save
         self._damaged: set[str] = set()  # stored rows found non-finite: embedded again
         self._unsaved = 0
+        self._new_mark: bytes | None = None  # a collection found complete, not yet saved
         self._merge = not rebuild  # --rebuild: what the file holds must not come back
         if rebuild:
             self.notices.append(self._dropped(messages.CACHE_REBUILD_ASKED))
@@ -102,6 +109,19 @@ class WindowVectors:
                 matrix[bad] = 0.0
             return matrix
 
+    def is_complete_for(self, fingerprint: bytes) -> bool:
+        """Whether a pass found every window of the collection `fingerprint` here."""
+        with self._lock:
+            if fingerprint == self._new_mark:
+                return True
+            stored = self._stored
+            return stored is not None and fingerprint in stored.complete_for and not self._damaged
+
+    def mark_complete(self, fingerprint: bytes) -> None:
+        """Record (at the next `save`) that every window of `fingerprint` has its vector."""
+        with self._lock:
+            self._new_mark = fingerprint
+
     def add(self, keys: Sequence[str], vectors: np.ndarray) -> None:
         """Remember new vectors (saved by the next `save`). Vectors of another size than the
         stored ones mean the model behind the name changed: the old ones are dropped."""
@@ -111,6 +131,7 @@ class WindowVectors:
                 self.notices.append(self._dropped(messages.DENSE_DIMENSION_CHANGED.format(
                     new=vectors.shape[1], old=known)))
                 self._table, self._stored, self._damaged = {}, None, set()
+                self._new_mark = None
             self._table.update(zip(keys, vectors.astype(np.float32, copy=False), strict=True))
             self._damaged.difference_update(keys)
             self._unsaved += len(keys)
@@ -120,7 +141,7 @@ class WindowVectors:
         in `keep` when given (vectors of windows that no longer exist are dropped). An
         unwritable folder becomes a notice: the vectors are computed again next time."""
         with self._lock:
-            if not self._unsaved and keep is None:
+            if not self._unsaved and keep is None and self._new_mark is None:
                 return
             merged = self._merged(keep)
             try:
@@ -145,11 +166,14 @@ class WindowVectors:
             # Only now, so `missing` (which reads the table before the stored vectors, without
             # the lock) never sees a vector in neither.
             self._table, self._damaged, self._unsaved = {}, set(), 0
+            self._new_mark = None
 
     def _merged(self, keep: set[str] | None) -> StoredVectors:
-        """New vectors first, then the file's, then those loaded: the first of a key wins."""
+        """New vectors first, then the file's, then those loaded: the first of a key wins.
+        Marks: every source's when nothing is dropped, else only the new one."""
         dimension = self._dimension()
         parts: list[tuple[np.ndarray, np.ndarray]] = []
+        marks = {self._new_mark} if self._new_mark is not None else set()
         if self._table:
             keys = list(self._table)
             parts.append((to_digests(keys), np.stack([self._table[k] for k in keys])))
@@ -163,6 +187,8 @@ class WindowVectors:
                 damaged = source.find(to_digests(sorted(self._damaged)))
                 usable[damaged[damaged >= 0]] = False
                 parts.append((source.digests[usable], source.vectors[usable]))
+                if keep is None and not self._damaged:
+                    marks.update(source.complete_for)
         digests = np.concatenate([d for d, _ in parts]) if parts else to_digests([])
         vectors = (np.concatenate([np.asarray(v, dtype=vector_store.VECTOR_DTYPE)
                                    for _, v in parts])
@@ -172,7 +198,7 @@ class WindowVectors:
         if keep is not None:
             kept = np.isin(digests, to_digests(sorted(keep)))
             digests, vectors = digests[kept], vectors[kept]
-        return StoredVectors(self.name, digests, vectors)
+        return StoredVectors(self.name, digests, vectors, frozenset(marks))
 
     def _dimension(self) -> int:
         if self._table:

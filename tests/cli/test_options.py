@@ -104,8 +104,18 @@ def test_a_question_where_the_command_goes_gets_a_hint(run_docai) -> None:
          "-k/--top-k: valor inválido 'abc' (esperava um número inteiro)"),
         (["search", "pip", "--retrieval", "dense"],
          "--retrieval: valor inválido 'dense' (escolha entre 'hybrid', 'tfidf', 'bm25')"),
-        (["search", "pip", "--frobnicate"], "argumentos não reconhecidos: --frobnicate"),
+        (["search", "pip", "--frobnicate"], "opção desconhecida --frobnicate"),
+        (["search", "pip", "--topk", "3"], "opção desconhecida --topk; você quis dizer --top-k?"),
+        (["search", "pip", "--min-coverage", "2"],
+         "--min-coverage/--min-score: é a parte da pergunta que os trechos devem cobrir, de 0 "
+         "a 1; recebi 2 (tente 0.6)"),
+        (["ask", "pip", "--model", ""],
+         "--model: '' não é um nome de modelo (um nome sem espaços, como deepseek-r1)"),
+        (["ask", "pip", "--model", "a b"], "--model: 'a b' não é um nome de modelo"),
+        (["search", "pip", "--embed-model", " "], "--embed-model: ' ' não é um nome de modelo"),
         (["ask"], "falta o argumento PERGUNTA"),
+        (["ask", "-"], "a entrada padrão chegou vazia"),
+        (["ask", "-", "extra"], "- lê a pergunta da entrada padrão e vem sozinho"),
         (["ask", "pip", "--json"], "--json vale para search e eval, não para ask"),
         (["search", "  "], "a pergunta está vazia"),
     ],
@@ -117,6 +127,44 @@ def test_usage_errors_are_one_line_in_portuguese(
     assert result.returncode == 2
     assert f"docai: erro: {expected}" in result.stderr
     assert "usage:" not in result.stderr and "error:" not in result.stderr
+
+
+def test_a_mistyped_option_before_a_folder_is_named_not_the_folder(
+    docai: InProcessDocai, tmp_path: Path
+) -> None:
+    """argparse alone takes the folder after an unknown option for the command."""
+    docs = write_docs(tmp_path / "docs")
+    docai.use_env(tmp_path, "http://127.0.0.1:9")
+    result = docai("--dcos", docs, "search", "pip")
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[0] == (
+        "docai: erro: opção desconhecida --dcos; você quis dizer --docs?")
+
+
+def test_a_bad_setting_from_the_environment_or_the_file_names_where_it_came_from(
+    docai: InProcessDocai, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = write_docs(tmp_path / "docs")
+    docai.use_env(tmp_path, "bad:xx")  # OLLAMA_HOST
+    result = docai("search", "pip", "--docs", docs)
+    assert result.returncode == 2
+    assert "a variável de ambiente OLLAMA_HOST='bad:xx' não é válida" in result.stderr
+    assert "--ollama-url" not in result.stderr  # the user did not type it
+
+    docai.use_env(tmp_path, "http://127.0.0.1:9")
+    monkeypatch.setenv("DOCAI_DOCS", str(tmp_path / "gone"))
+    result = docai("search", "pip")
+    assert result.returncode == 2
+    assert f"{tmp_path / 'gone'} não existe; ela vem de: variável de ambiente (DOCAI_DOCS)" in (
+        result.stderr)
+
+    monkeypatch.delenv("DOCAI_DOCS")
+    config = tmp_path / "config" / "docai" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f'docs = "{tmp_path / "elsewhere"}"\n', encoding="utf-8")
+    result = docai("search", "pip")
+    assert result.returncode == 2
+    assert f"ela vem de: arquivo de configuração ({config})" in result.stderr
 
 
 @pytest.mark.parametrize("command", [[], ["ask"], ["search"], ["index"], ["eval"]])

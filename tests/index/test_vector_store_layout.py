@@ -1,9 +1,11 @@
 """The vector store's layout (format 2): raw sorted digests, float16 vectors mapped from the
-file, an older format or damaged rows re-embedded, saves merged across processes. Real
-files on disk; `WindowVectors` stands for a session."""
+file, an older format or damaged rows re-embedded, saves merged across processes, marks of
+complete collections kept only while they hold. Real files on disk; `WindowVectors` stands
+for a session."""
 
 from __future__ import annotations
 
+import io
 import zipfile
 from pathlib import Path
 
@@ -150,3 +152,82 @@ def test_a_full_save_keeps_only_the_windows_still_in_the_collection(tmp_path: Pa
     stored = vector_store.load(path, MODEL)
     assert stored is not None and sorted(stored.keys.tolist()) == sorted(keys_of("a", "c"))
     assert len(table) == 2 and table.missing(keys_of("a", "b")) == keys_of("b")
+
+
+# --- completeness marks -------------------------------------------------------------------
+ONE, TWO = b"\x01" * 32, b"\x02" * 32  # two collections' fingerprints
+
+
+def test_marks_survive_saves_that_only_add_even_from_another_session(tmp_path: Path) -> None:
+    path = tmp_path / "embeddings.npz"
+    first, second = WindowVectors(path, MODEL), WindowVectors(path, MODEL)
+    first.add(keys_of("a"), unit_vectors(1))
+    first.mark_complete(ONE)
+    first.save()
+    second.add(keys_of("b"), unit_vectors(1, seed=1))
+    second.mark_complete(TWO)
+    second.save()  # merged with the first's file: both collections are still whole
+    assert WindowVectors(path, MODEL).is_complete_for(ONE)
+    assert WindowVectors(path, MODEL).is_complete_for(TWO)
+
+
+def test_a_save_that_drops_vectors_keeps_only_its_own_mark(tmp_path: Path) -> None:
+    path = tmp_path / "embeddings.npz"
+    table = WindowVectors(path, MODEL)
+    table.add(keys_of("a", "b"), unit_vectors(2))
+    table.mark_complete(ONE)
+    table.save()
+    table = WindowVectors(path, MODEL)
+    table.mark_complete(TWO)
+    table.save(keep=set(keys_of("b")))  # "a" is gone: collection ONE is no longer whole
+    again = WindowVectors(path, MODEL)
+    assert again.is_complete_for(TWO) and not again.is_complete_for(ONE)
+
+
+def test_a_damaged_row_withdraws_the_marks(tmp_path: Path) -> None:
+    path = tmp_path / "embeddings.npz"
+    table = WindowVectors(path, MODEL)
+    table.add(keys_of("a", "b"), unit_vectors(2))
+    table.mark_complete(ONE)
+    table.save()
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo("vectors.npy")
+    at = data.index(b"\x93NUMPY", info.header_offset)
+    header = 10 + int.from_bytes(data[at + 8 : at + 10], "little")
+    data[at + header : at + header + 2] = np.array([np.nan], dtype=np.float16).tobytes()
+    path.write_bytes(bytes(data))
+    table = WindowVectors(path, MODEL)
+    table.get(keys_of("a", "b"))  # a question reads the damaged row
+    assert not table.is_complete_for(ONE)
+    table.add(keys_of("c"), unit_vectors(1, seed=2))
+    table.save()
+    assert not WindowVectors(path, MODEL).is_complete_for(ONE)
+
+
+@pytest.mark.parametrize("marks", [None, np.array([1.5, 2.5]), b"not an array"])
+def test_a_store_without_readable_marks_keeps_its_vectors(tmp_path: Path, marks: object) -> None:
+    """A file from before marks existed, or with a damaged mark, is read as having none."""
+    path = tmp_path / "embeddings.npz"
+    keys = keys_of("a", "b")
+    vector_store.save(path, StoredVectors(MODEL, np.array(keys, dtype=CHECKSUM_DTYPE),
+                                          unit_vectors(2), frozenset({ONE})))
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    if marks is None:
+        del members["complete_for.npy"]
+    elif isinstance(marks, bytes):
+        members["complete_for.npy"] = marks
+    else:
+        members["complete_for.npy"] = _npy(np.asarray(marks))
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    table = WindowVectors(path, MODEL)
+    assert table.missing(keys) == [] and not table.is_complete_for(ONE)
+
+
+def _npy(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    return buffer.getvalue()

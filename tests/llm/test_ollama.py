@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import http.server
 import json
 import math
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -348,3 +350,21 @@ def test_fake_server_also_runs_as_its_own_process_for_terminal_tests() -> None:
             assert split(ask(url, think=False))[1] == "Como instalo?"
         finally:
             process.terminate()
+
+
+def test_a_web_server_that_is_not_ollama_is_named_so_in_one_line() -> None:
+    """`python -m http.server` answers POST with an HTML page (501): the user must read one
+    line saying the address is not an Ollama, not the page's markup."""
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with pytest.raises(UnsupportedServer) as caught:
+            ask(f"http://127.0.0.1:{server.server_address[1]}", retries=0)
+    finally:
+        server.shutdown()
+        server.server_close()
+    message = str(caught.value)
+    assert "não é um Ollama" in message and "/api/chat" in message
+    assert "<" not in message and "\n" not in message

@@ -357,3 +357,49 @@ def test_a_long_pass_rewrites_the_store_on_a_timer_not_at_every_step(
     with dense_for(index, tmp_path / "other", fake.url) as dense:
         report = dense.embed_pending(step=8, prune=False)
     assert len(writes) >= report.embedded // 8 > 4
+
+
+def test_a_finished_pass_is_not_walked_again_in_the_next_session(
+    docs: Path, tmp_path: Path, fake: EmbeddingOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every start of the REPL runs the pass; on a collection already embedded it must not
+    cut and hash every window again (seconds of CPU at 100k chunks), nor rewrite the store."""
+    index, cache_dir = index_of(docs, tmp_path / "cache")
+    with dense_for(index, cache_dir, fake.url) as dense:
+        assert dense.embed_pending().complete
+    path = vector_store.store_path(cache_dir, "ollama/" + MODEL)
+    written = vector_store.identity(path)
+
+    def no_windows(*args: object, **kwargs: object) -> tuple[str, ...]:
+        raise AssertionError("the windows of a complete collection were cut again")
+
+    monkeypatch.setattr("docai.retrieval.dense.windows", no_windows)
+    with dense_for(index, cache_dir, fake.url) as dense:
+        report = dense.embed_pending()
+    assert report.complete and report.embedded == 0
+    assert vector_store.identity(path) == written
+
+
+def test_a_collection_that_changed_is_walked_again_and_its_old_mark_does_not_hold(
+    docs: Path, tmp_path: Path, fake: EmbeddingOllama
+) -> None:
+    """The mark names the collection's text: an edited file is embedded in the next pass;
+    once that pass dropped the old windows, going back to the old text embeds them again."""
+    page = docs / "0-instalação.md"
+    original = page.read_text(encoding="utf-8")
+    index, cache_dir = index_of(docs, tmp_path / "cache")
+    with dense_for(index, cache_dir, fake.url) as dense:
+        dense.embed_pending()
+    old_windows = {w for chunk in index.chunks if chunk.source == page.name
+                   for w in windows(chunk.text, DEFAULT_PARAMS.window_chars)}
+
+    page.write_text("# Outro\n\nTexto novo e curto.", encoding="utf-8")
+    edited, _ = index_of(docs, tmp_path / "cache")
+    with dense_for(edited, cache_dir, fake.url) as dense:
+        assert dense.embed_pending().embedded == 1  # the new window; the old ones pruned
+
+    page.write_text(original, encoding="utf-8")
+    back, _ = index_of(docs, tmp_path / "cache")
+    with dense_for(back, cache_dir, fake.url) as dense:
+        report = dense.embed_pending()
+    assert report.complete and report.embedded == len(old_windows) > 1

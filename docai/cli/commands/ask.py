@@ -25,12 +25,9 @@ from docai.text.analysis import surely_english
 
 
 def run(settings: Settings, words: Sequence[str]) -> int:
-    question = read_question(words)
-    if question is None:
-        print(messages.ERROR_PREFIX.format(message=messages.ASK_NO_QUESTION), file=sys.stderr)
-        return 2
-    if not question.strip():
-        print(messages.ERROR_PREFIX.format(message=messages.ASK_EMPTY_QUESTION), file=sys.stderr)
+    question, problem = read_question(words)
+    if problem is not None:
+        print(messages.ERROR_PREFIX.format(message=problem), file=sys.stderr)
         return 2
     backend = make_backend(settings)  # a bad --backend/--base-url fails before indexing
     opened = open_retrieval(settings, sys.stderr)
@@ -54,13 +51,19 @@ def run(settings: Settings, words: Sequence[str]) -> int:
     return 1 if printer.failed else 0
 
 
-def read_question(words: Sequence[str]) -> str | None:
-    """The question: the words, or standard input for `-` or no words on a pipe (None: no
-    question anywhere, e.g. `docai ask` alone at a terminal, or an empty pipe)."""
+def read_question(words: Sequence[str]) -> tuple[str, str | None]:
+    """The question (the words, or standard input for `-` or no words on a pipe) and, when
+    there is none to ask, the pt-BR reason instead."""
     stdin = sys.stdin
+    if "-" in words and len(words) > 1:
+        return "", messages.ASK_DASH_WITH_WORDS
     if list(words) == ["-"] or (not words and stdin is not None and not stdin.isatty()):
         text = stdin.read() if stdin is not None else ""
-        return text if text.strip() else None
+        if text.strip():
+            return text, None
+        # `-` named the input, which was empty; no words at all may be a forgotten question.
+        return "", messages.ASK_EMPTY_STDIN if words else messages.ASK_NO_QUESTION
     if not words:
-        return None
-    return " ".join(words)
+        return "", messages.ASK_NO_QUESTION
+    question = " ".join(words)
+    return question, None if question.strip() else messages.ASK_EMPTY_QUESTION
