@@ -95,6 +95,17 @@ def test_a_damaged_layout_is_a_cache_error(tmp_path: Path, damage: str) -> None:
         vector_store.load(path, MODEL)
 
 
+def poison_row(path: Path, row: int) -> None:
+    """A NaN in the first number of the stored vector `row`, as a flipped byte would leave."""
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo("vectors.npy")
+    data = bytearray(path.read_bytes())
+    at = data.index(b"\x93NUMPY", info.header_offset)
+    start = at + 10 + int.from_bytes(data[at + 8 : at + 10], "little") + row * DIMENSION * 2
+    data[start : start + 2] = np.array([np.nan], dtype=np.float16).tobytes()
+    path.write_bytes(bytes(data))
+
+
 def test_a_row_that_is_not_finite_reads_as_zeros_and_is_embedded_again(tmp_path: Path) -> None:
     """A flipped byte inside the vectors is not seen at load (they are mapped, not read):
     the row is checked when a question reads it."""
@@ -104,15 +115,7 @@ def test_a_row_that_is_not_finite_reads_as_zeros_and_is_embedded_again(tmp_path:
     vector_store.save(path, StoredVectors(MODEL, np.array(keys, dtype=CHECKSUM_DTYPE), vectors))
     stored = vector_store.load(path, MODEL)
     assert stored is not None
-    row = int(stored.find(vector_store.to_digests(keys[:1]))[0])
-    with zipfile.ZipFile(path) as archive:
-        info = archive.getinfo("vectors.npy")
-    data = bytearray(path.read_bytes())
-    at = data.index(b"\x93NUMPY", info.header_offset)
-    header = 10 + int.from_bytes(data[at + 8 : at + 10], "little")
-    nan = np.array([np.nan], dtype=np.float16).tobytes()
-    data[at + header + row * DIMENSION * 2 : at + header + row * DIMENSION * 2 + 2] = nan
-    path.write_bytes(bytes(data))
+    poison_row(path, int(stored.find(vector_store.to_digests(keys[:1]))[0]))
 
     table = WindowVectors(path, MODEL)
     assert table.missing(keys) == []
@@ -171,12 +174,17 @@ def test_marks_survive_saves_that_only_add_even_from_another_session(tmp_path: P
     assert WindowVectors(path, MODEL).is_complete_for(TWO)
 
 
-def test_a_save_that_drops_vectors_keeps_only_its_own_mark(tmp_path: Path) -> None:
-    path = tmp_path / "embeddings.npz"
+def marked_store(path: Path) -> None:
+    """A store of windows "a" and "b", marked complete for collection ONE."""
     table = WindowVectors(path, MODEL)
     table.add(keys_of("a", "b"), unit_vectors(2))
     table.mark_complete(ONE)
     table.save()
+
+
+def test_a_save_that_drops_vectors_keeps_only_its_own_mark(tmp_path: Path) -> None:
+    path = tmp_path / "embeddings.npz"
+    marked_store(path)
     table = WindowVectors(path, MODEL)
     table.mark_complete(TWO)
     table.save(keep=set(keys_of("b")))  # "a" is gone: collection ONE is no longer whole
@@ -186,17 +194,8 @@ def test_a_save_that_drops_vectors_keeps_only_its_own_mark(tmp_path: Path) -> No
 
 def test_a_damaged_row_withdraws_the_marks(tmp_path: Path) -> None:
     path = tmp_path / "embeddings.npz"
-    table = WindowVectors(path, MODEL)
-    table.add(keys_of("a", "b"), unit_vectors(2))
-    table.mark_complete(ONE)
-    table.save()
-    data = bytearray(path.read_bytes())
-    with zipfile.ZipFile(path) as archive:
-        info = archive.getinfo("vectors.npy")
-    at = data.index(b"\x93NUMPY", info.header_offset)
-    header = 10 + int.from_bytes(data[at + 8 : at + 10], "little")
-    data[at + header : at + header + 2] = np.array([np.nan], dtype=np.float16).tobytes()
-    path.write_bytes(bytes(data))
+    marked_store(path)
+    poison_row(path, 0)
     table = WindowVectors(path, MODEL)
     table.get(keys_of("a", "b"))  # a question reads the damaged row
     assert not table.is_complete_for(ONE)
