@@ -13,7 +13,9 @@ A pure function of its inputs, so every rule below is testable with plain string
   becomes `&lt;`), so a document cannot close its block early, smuggle in instructions or a
   fake question, or fake a chat turn. Ordinary text is left exactly as it is.
 - With more than two passages the best goes first and the second best last: models read the
-  ends of a long context more reliably than its middle ("lost in the middle").
+  ends of a long context more reliably than its middle ("lost in the middle"). Each keeps
+  its rank as its number (`<source id="2">` is the second best, wherever it sits), so [n]
+  means the same passage in the answer, in its list of sources and in every other listing.
 - Budget: prompt + answer reserve + safety margin <= num_ctx, because Ollama silently cuts an
   over-long prompt from the *front*, i.e. exactly the rules. Lower-ranked passages are cut (at
   a token boundary) or dropped first; the rules are never touched; the question is shortened
@@ -94,7 +96,7 @@ FALLBACK_NOTE = (
 class Prompt:
     """What to send, and what it holds.
 
-    `used_hits` follows the presented order, so `used_hits[n - 1]` is the source cited as [n].
+    `used_hits` is in rank order, which numbers the sources: `used_hits[n - 1]` is [n].
     `trimmed_passages` counts passages cut or dropped to fit the budget (the caller warns).
     """
 
@@ -231,19 +233,18 @@ def _assemble(
     kept = _fit(ranked, budget - total([], safe_question), encoding)
     # Tokens can merge across block boundaries, so measure the real text and shave the
     # lowest-ranked passage until the whole prompt fits.
-    while kept and (excess := total(present_order(kept), safe_question) - budget) > 0:
+    while kept and (excess := total(kept, safe_question) - budget) > 0:
         last = kept[-1]
         room = count_tokens(last.text, encoding) - excess - count_tokens(CUT_MARKER, encoding)
         if room < MIN_PASSAGE_TOKENS:
             kept.pop()
         else:
             kept[-1] = _cut(last, room, encoding)
-    presented = present_order(kept)
-    messages = _messages(presented, safe_question, note)
+    messages = _messages(kept, safe_question, note)
     trimmed = sum(1 for p in ranked if p not in kept)
     return Prompt(
         messages=messages,
-        used_hits=tuple(p.hit for p in presented if p.hit is not None),
+        used_hits=tuple(p.hit for p in kept if p.hit is not None),
         prompt_tokens=_count_messages(messages, encoding),
         trimmed_passages=trimmed,
         question_truncated=question_truncated,
@@ -299,8 +300,11 @@ def _block(number: int, passage: _Passage) -> str:
     return f'<source id="{number}"{attributes}>\n{passage.text}\n</source>'
 
 
-def _messages(passages: list[_Passage], question: str, note: str | None) -> tuple[Message, ...]:
-    blocks = "\n\n".join(_block(n, p) for n, p in enumerate(passages, start=1))
+def _messages(ranked: list[_Passage], question: str, note: str | None) -> tuple[Message, ...]:
+    """The rules, then the passages numbered by rank and laid out by `present_order`, the
+    question and the reminder."""
+    numbered = present_order(list(enumerate(ranked, start=1)))
+    blocks = "\n\n".join(_block(n, p) for n, p in numbered)
     parts = [note] if note else []
     parts.append(f"<sources>\n{blocks}\n</sources>" if blocks else "<sources>\n</sources>")
     parts.append(f"<question>\n{question}\n</question>")
