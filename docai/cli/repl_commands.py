@@ -182,8 +182,10 @@ def _check_model(session: Session, settings: Settings) -> tuple[str | None, str 
     state = session.server.refresh(settings) if session.server else ask_server(settings)
     if state.reachable is False:
         return None, messages.REPL_MODEL_UNCHECKED.format(url=url)
-    if state.installed is None:
-        return None, None
+    if state.installed is None:  # it answered, but not as an Ollama lists its models
+        note = None if state.problem is None else messages.REPL_MODEL_UNCHECKED_PROBLEM.format(
+            problem=state.problem)
+        return None, note
     installed = find_installed(name, state.installed)
     if installed is None:
         choices = installed_list(state.installed)

@@ -220,6 +220,7 @@ REPL_MODEL_UNCHECKED = (
     "aviso: não consegui confirmar que ele está instalado: o Ollama em {url} não responde "
     "(inicie com `ollama serve`)"
 )
+REPL_MODEL_UNCHECKED_PROBLEM = "aviso: não consegui confirmar que ele está instalado: {problem}"
 REPL_HELP_CLEAR = "limpa a tela (também clear ou Ctrl-L)"
 REPL_READY = "docai pronto: {files} arquivo(s), {chunks} trecho(s) de {docs}; modelo {model}."
 REPL_ECHO = "docai> {line}"

@@ -87,6 +87,22 @@ def test_modelo_refuses_a_model_that_is_not_installed_and_lists_the_installed(
     assert {"model": "nomic-embed-text:latest"} in fake.bodies("/api/show")
 
 
+def test_modelo_on_a_server_that_cannot_list_models_says_it_could_not_check(
+    tmp_path: Path,
+) -> None:
+    """A server that answers but not as Ollama does (no /api/tags): the switch is the
+    user's call, but they are told it could not be checked, and why."""
+    with FakeOllama(reply=REPLY, missing_paths=["/api/tags"]) as fake:
+        child = spawn(tmp_path, fake.url)
+        child.expect(PROMPT)
+        child.sendline("/modelo llama3.2")
+        child.expect(r"Modelo agora: llama3\.2\.")
+        child.expect(r"aviso: não consegui confirmar que ele está instalado: o servidor em "
+                     r"\S+ não conhece /api/tags")
+        child.expect(PROMPT)
+        quit_(child)
+
+
 def test_tab_completes_commands_and_installed_model_names(tmp_path: Path) -> None:
     with FakeOllama(reply=REPLY) as fake:
         child = spawn(tmp_path, fake.url)
