@@ -4,8 +4,9 @@ prompt waits for the user, and paused while a question is answered.
 Why only while idle: the pass and the chat model compete for the same CPU cores, and an
 answer must never wait behind the pass. Pausing costs no quality: a question embeds its own
 candidates first (`DenseRanking.rerank`), so it gets the same passages either way. The pass
-hears a pause between two batches of a few windows, saves after each step, and the next
-session goes on from where this one stopped.
+hears a pause between two batches of a few windows, saves every minute and when the REPL
+closes, and the next session goes on from where this one stopped (or, once every window
+is embedded, finds the collection marked complete and does nothing).
 """
 
 from __future__ import annotations
