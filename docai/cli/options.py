@@ -192,12 +192,31 @@ def _shared_options(suppress_defaults: bool) -> ArgumentParser:
     llm.add_argument("--no-think", action="store_true", default=default(False),
                      help="pede ao modelo que não raciocine antes de responder")
     output = parser.add_argument_group("saída")
-    output.add_argument("-q", "--quiet", dest="verbosity", action="store_const", const=QUIET,
+    output.add_argument("-q", "--quiet", dest="verbosity", action=_Verbosity, const=QUIET,
                         default=default(NORMAL), help="mostra só a resposta")
-    output.add_argument("-v", "--verbose", dest="verbosity", action="store_const",
+    output.add_argument("-v", "--verbose", dest="verbosity", action=_Verbosity,
                         const=VERBOSE, default=default(NORMAL),
                         help="mostra também tempos e os trechos recuperados, com notas")
     return parser
+
+
+class _Verbosity(argparse.Action):
+    """-q or -v: both in one command line would silently mean the last one, so it is an
+    error (argparse's mutually exclusive groups would lose the options' help heading)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, **kwargs)  # type: ignore[arg-type]
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+        values: object, option_string: str | None = None,
+    ) -> None:
+        given = getattr(namespace, "_verbosity_option", None)
+        if given is not None and given != self.option_strings:
+            parser.error(messages.ARGS_OPTION_NOT_TOGETHER.format(
+                option="/".join(self.option_strings), other="/".join(given)))
+        namespace._verbosity_option = self.option_strings
+        setattr(namespace, self.dest, self.const)
 
 
 def settings_from_args(

@@ -48,6 +48,7 @@ ARGS_QUESTION_WITHOUT_ASK = (
 )
 ARGS_UNRECOGNIZED = "argumentos não reconhecidos: {arguments}"
 ARGS_UNKNOWN_OPTION = "opção desconhecida {option}"
+ARGS_OPTION_NOT_TOGETHER = "{option} não combina com {other}: escolha uma das duas"
 ARGS_UNKNOWN_OPTION_CLOSE = "opção desconhecida {option}; você quis dizer {match}?"
 ARGS_REQUIRED = "falta o argumento {arguments}"
 ARGS_EXPECTED_VALUE = "falta o valor"

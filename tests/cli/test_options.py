@@ -106,6 +106,7 @@ def test_a_question_where_the_command_goes_gets_a_hint(run_docai) -> None:
          "--retrieval: valor inválido 'dense' (escolha entre 'hybrid', 'tfidf', 'bm25')"),
         (["search", "pip", "--frobnicate"], "opção desconhecida --frobnicate"),
         (["search", "pip", "--topk", "3"], "opção desconhecida --topk; você quis dizer --top-k?"),
+        (["search", "pip", "-q", "-v"], "-v/--verbose não combina com -q/--quiet"),
         (["search", "pip", "--min-coverage", "2"],
          "--min-coverage/--min-score: é a parte da pergunta que os trechos devem cobrir, de 0 "
          "a 1; recebi 2 (tente 0.6)"),
