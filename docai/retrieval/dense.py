@@ -27,6 +27,7 @@ at 100k chunks that walk cut and hashed about 400k windows, seconds of CPU at ev
 from __future__ import annotations
 
 import hashlib
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -47,6 +48,7 @@ from docai.retrieval.params import DEFAULT_PARAMS, RetrievalParams
 from docai.retrieval.window_vectors import WindowVectors
 from docai.retrieval.windows import windows
 from docai.settings import Settings
+from docai.versioning import code_version
 
 # Windows looked up and embedded per background step.
 STEP_WINDOWS = 32
@@ -269,13 +271,14 @@ class DenseRanking:
 
     # --- internals --------------------------------------------------------------------------
     def _fingerprint(self) -> bytes:
-        """What the store's completeness mark names: the chunk texts and the window sizes
-        (the windows, hence the vectors needed, follow from them alone). One hash over the
-        table's text buffer: a fraction of a second at 100k chunks, outside the GIL."""
+        """What the store's completeness mark names: the chunk texts, the window sizes and
+        the code that cuts windows (the vectors needed follow from these alone). One hash
+        over the table's text buffer: a fraction of a second at 100k chunks, outside the GIL."""
         if self._fingerprint_value is not None:
             return self._fingerprint_value
         texts = self.chunks.texts
-        digest = hashlib.sha256(f"windows {self.params.window_chars} "
+        cutting = code_version("1", modules=[sys.modules["docai.retrieval.windows"]])
+        digest = hashlib.sha256(f"windows {cutting} {self.params.window_chars} "
                                 f"{self.params.window_overlap}\n".encode())
         digest.update(texts.offsets.astype("<i8", copy=False).tobytes())
         digest.update(np.ascontiguousarray(texts.data).data)
