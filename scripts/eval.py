@@ -358,6 +358,7 @@ def run_set(
             print(_row(configuration.label, summary), flush=True)
             if configuration.label == DENSE_DEFAULT:
                 dense_default = summary
+        dense.save()  # the candidates' vectors, for the next run
     print("(para3/paraM, pt@3/ptM: hit@3/MRR of paraphrase and Portuguese questions; "
           "refU: uncovered refused, refC: covered wrongly refused, fbC: covered answered "
           "from a whole file)")
@@ -427,6 +428,7 @@ def run_dense_check(
     dense = _dense_ranking(settings, index, embedder, params, full=False)
     dense_default = _summary(questions, index, params.min_coverage, dense)
     elapsed = time.perf_counter() - started
+    dense.save()
     print(f"\n{'configuration':<20}{'hit@1':>7}{'hit@3':>7}{'hit@10':>7}{'MRR':>7}"
           f"{'para3':>7}{'paraM':>7}{'pt@3':>7}{'ptM':>7}{'refU':>7}{'refC':>7}{'fbC':>5}")
     print(_row(DEFAULT_LABEL, lexical))

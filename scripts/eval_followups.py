@@ -142,6 +142,8 @@ def main(argv: Sequence[str] = ()) -> int:
                  else _dense_ranking(settings, index, embedder, DEFAULT_PARAMS, full=False))
         for method_name, method in METHODS:
             outcomes[method_name] += [outcome(index, pair, method, dense) for pair in group]
+        if dense is not None:
+            dense.save()
     summaries = {name: evaluation.summarise(found) for name, found in outcomes.items()}
     print_table(summaries)
     if embedder is not None:

@@ -174,8 +174,11 @@ class Answerer:
         self._settings = settings
 
     def close(self) -> None:
+        """Close the model server's client and the embedder, saving the vectors the
+        answers embedded (after the answers, so none waited for the write)."""
         self._backend.close()
         if self._dense is not None:
+            self._dense.save()
             self._dense.embedder.close()
 
     def answer(

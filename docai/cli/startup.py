@@ -27,6 +27,11 @@ class Opened:
     report: BuildReport
     dense: DenseRanking | None
 
+    def save_vectors(self) -> None:
+        """Write what the questions embedded (called after the output: no result waits)."""
+        if self.dense is not None:
+            self.dense.save()
+
 
 def open_retrieval(
     settings: Settings, err: TextIO, *, progress: bool = True, announce: bool = True

@@ -147,8 +147,10 @@ class DenseRanking:
         their best window's cosine with the question, fused with the lexical order.
 
         Embeds the candidates' missing windows and the question first (a few seconds for a
-        cold question on a CPU, nothing for a warm one). On an embedder error, warns once
-        and returns the lexical ranking unchanged.
+        cold question on a CPU, nothing for a warm one), keeping them in memory: `save`
+        writes them, which the commands do after their output, so an answer never waits for
+        the store to be rewritten (a second or two at 100k chunks). On an embedder error,
+        warns once and returns the lexical ranking unchanged.
         """
         params = self.params
         candidates = ranked[: params.dense_candidates]
@@ -242,7 +244,7 @@ class DenseRanking:
                     before = self._cursor
                     rows, keys = self._next_missing(self._cursor, step)
                     try:
-                        embedded += self._embed_windows(keys, stop=stop, save=False)
+                        embedded += self._embed_windows(keys, stop=stop)
                     except LLMError as error:
                         self._fail(error)
                         break
@@ -328,33 +330,28 @@ class DenseRanking:
         *,
         advance: Callable[[int], None] = lambda count: None,
         stop: Callable[[], bool] = lambda: False,
-        save: bool = True,
     ) -> int:
         """Embed the windows (row, key) in batches, until done or `stop()` (asked before
-        each batch); with `save`, save what was embedded, also after a failure. Returns
-        how many windows were embedded here (another job may have embedded some)."""
+        each batch), into memory (`save` writes them). Returns how many windows were
+        embedded here (another job may have embedded some)."""
         if not wanted:
             return 0
         embedded = 0
         texts: dict[str, str] = {}
         for row in dict.fromkeys(row for row, _ in wanted):
             texts.update(zip(self._keys(row), self._texts(row), strict=True))
-        try:
-            for start in range(0, len(wanted), EMBED_BATCH):
-                if stop():
-                    break
-                batch = [key for _, key in wanted[start : start + EMBED_BATCH]]
-                with self._lock:
-                    # A question and the background pass may want the same windows: the
-                    # one that comes second finds them embedded.
-                    if todo := self.vectors.missing(batch):
-                        vectors = self.embedder.embed_passages([texts[key] for key in todo])
-                        self.vectors.add(todo, vectors)
-                        embedded += len(todo)
-                advance(len(batch))
-        finally:
-            if save:
-                self.save()
+        for start in range(0, len(wanted), EMBED_BATCH):
+            if stop():
+                break
+            batch = [key for _, key in wanted[start : start + EMBED_BATCH]]
+            with self._lock:
+                # A question and the background pass may want the same windows: the one
+                # that comes second finds them embedded.
+                if todo := self.vectors.missing(batch):
+                    vectors = self.embedder.embed_passages([texts[key] for key in todo])
+                    self.vectors.add(todo, vectors)
+                    embedded += len(todo)
+            advance(len(batch))
         return embedded
 
     def save(self) -> None:

@@ -132,7 +132,10 @@ class WindowVectors:
                     new=vectors.shape[1], old=known)))
                 self._table, self._stored, self._damaged = {}, None, set()
                 self._new_mark = None
-            self._table.update(zip(keys, vectors.astype(np.float32, copy=False), strict=True))
+            # Rounded as the file stores them: a question ranks the same before and after a
+            # save, in this process and in the next.
+            stored_like = vectors.astype(vector_store.VECTOR_DTYPE).astype(np.float32)
+            self._table.update(zip(keys, stored_like, strict=True))
             self._damaged.difference_update(keys)
             self._unsaved += len(keys)
 

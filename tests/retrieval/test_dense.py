@@ -71,11 +71,15 @@ def index_of(docs: Path, cache: Path) -> tuple[SearchIndex, Path]:
 def dense_for(
     index: SearchIndex, cache_dir: Path, url: str, warnings: list[str] | None = None
 ) -> Iterator[DenseRanking]:
+    """A session's dense ranking; what its questions embedded is saved at the end, as the
+    commands save it after their output."""
     embedder = OllamaEmbedder(url, MODEL, retries=0)
     sink = warnings if warnings is not None else []
+    ranking = open_dense_ranking(index.chunks, embedder, cache_dir, warn=sink.append)
     try:
-        yield open_dense_ranking(index.chunks, embedder, cache_dir, warn=sink.append)
+        yield ranking
     finally:
+        ranking.save()
         embedder.close()
 
 
@@ -323,6 +327,7 @@ def test_rebuild_drops_the_stored_vectors_for_good(
     embedder = OllamaEmbedder(fake.url, MODEL)
     dense = open_dense_ranking(index.chunks, embedder, cache_dir, rebuild=True)
     search(index, QUESTIONS[0], 3, 0.0, dense)
+    dense.save()
     embedder.close()
     stored = vector_store.load(vector_store.store_path(cache_dir, "ollama/" + MODEL),
                                "ollama/" + MODEL)
@@ -403,3 +408,27 @@ def test_a_collection_that_changed_is_walked_again_and_its_old_mark_does_not_hol
     with dense_for(back, cache_dir, fake.url) as dense:
         report = dense.embed_pending()
     assert report.complete and report.embedded == len(old_windows) > 1
+
+
+def test_a_question_never_waits_for_the_store_to_be_written(
+    docs: Path, tmp_path: Path, fake: EmbeddingOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rewriting the store takes a second or two at 100k chunks: a cold question embeds its
+    candidates in memory and the save comes after the answer, ranking the same either way."""
+    index, cache_dir = index_of(docs, tmp_path / "cache")
+    writes = []
+    real_save = vector_store.save
+
+    def counted_save(*args: object, **kwargs: object) -> None:
+        writes.append(1)
+        real_save(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vector_store, "save", counted_save)
+    with dense_for(index, cache_dir, fake.url) as dense:
+        before = results(index, dense)
+        assert writes == [] and len(fake.embedded_texts()) > len(QUESTIONS)
+        dense.save()
+        assert writes == [1]
+        assert results(index, dense) == before  # the vectors read back as they were ranked
+    with dense_for(index, cache_dir, fake.url) as dense:
+        assert results(index, dense) == before  # and in the next session

@@ -25,11 +25,14 @@ def run(settings: Settings, qa_file: Path) -> int:
     questions = load_questions(qa_file)
     opened = open_retrieval(settings, sys.stderr, progress=not settings.json_output)
     index, dense = opened.index, opened.dense
-    outcomes = evaluation.evaluate(
-        questions,
-        lambda question, k: search(index, question, k, min_coverage=0.0, dense=dense),
-        lambda question: retrieve_as_configured(index, question, settings, dense),
-    )
+    try:
+        outcomes = evaluation.evaluate(
+            questions,
+            lambda question, k: search(index, question, k, min_coverage=0.0, dense=dense),
+            lambda question: retrieve_as_configured(index, question, settings, dense),
+        )
+    finally:
+        opened.save_vectors()
     summary = evaluation.summarise(outcomes)
     min_coverage = index.passage_bar(settings.min_coverage)
     if settings.json_output:

@@ -36,13 +36,17 @@ def run(settings: Settings, question: str | None) -> int:
     if question is None and sys.stdin.isatty():
         print(messages.SEARCH_TYPE_QUESTIONS, file=sys.stderr, flush=True)
     questions = [question] if question is not None else _stdin_questions()
-    for position, query in enumerate(questions):
-        hits = search(opened.index, query, settings.top_k, settings.min_coverage, opened.dense)
-        if settings.json_output:
-            print(json_text(as_json(query, hits)), flush=True)
-        else:
-            header = question is None
-            print(_human(query, hits, header=header, first=position == 0), flush=True)
+    try:
+        for position, query in enumerate(questions):
+            hits = search(opened.index, query, settings.top_k, settings.min_coverage,
+                          opened.dense)
+            if settings.json_output:
+                print(json_text(as_json(query, hits)), flush=True)
+            else:
+                header = question is None
+                print(_human(query, hits, header=header, first=position == 0), flush=True)
+    finally:
+        opened.save_vectors()
     return 0
 
 
