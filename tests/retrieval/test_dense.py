@@ -83,6 +83,19 @@ def dense_for(
         embedder.close()
 
 
+def count_store_writes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A list that gains an item at every write of a vector store."""
+    writes: list[int] = []
+    real_save = vector_store.save
+
+    def counted_save(*args: object, **kwargs: object) -> None:
+        writes.append(1)
+        real_save(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vector_store, "save", counted_save)
+    return writes
+
+
 def all_windows(index: SearchIndex) -> set[str]:
     return {w for chunk in index.chunks
             for w in windows(chunk.text, DEFAULT_PARAMS.window_chars)}
@@ -341,14 +354,7 @@ def test_a_long_pass_rewrites_the_store_on_a_timer_not_at_every_step(
     many steps must not write it once per step."""
     index, cache_dir = index_of(docs, tmp_path / "cache")
     path = vector_store.store_path(cache_dir, "ollama/" + MODEL)
-    writes = []
-    real_save = vector_store.save
-
-    def counted_save(*args: object, **kwargs: object) -> None:
-        writes.append(1)
-        real_save(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(vector_store, "save", counted_save)
+    writes = count_store_writes(monkeypatch)
     with dense_for(index, cache_dir, fake.url) as dense:
         report = dense.embed_pending(step=8, prune=False)
     assert report.complete and report.embedded == len(all_windows(index)) > 4 * 8
@@ -416,14 +422,7 @@ def test_a_question_never_waits_for_the_store_to_be_written(
     """Rewriting the store takes a second or two at 100k chunks: a cold question embeds its
     candidates in memory and the save comes after the answer, ranking the same either way."""
     index, cache_dir = index_of(docs, tmp_path / "cache")
-    writes = []
-    real_save = vector_store.save
-
-    def counted_save(*args: object, **kwargs: object) -> None:
-        writes.append(1)
-        real_save(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(vector_store, "save", counted_save)
+    writes = count_store_writes(monkeypatch)
     with dense_for(index, cache_dir, fake.url) as dense:
         before = results(index, dense)
         assert writes == [] and len(fake.embedded_texts()) > len(QUESTIONS)
