@@ -36,6 +36,7 @@ from docai import messages
 from docai.answer.conversation import Conversation
 from docai.answer.followup import retrieve_in_context
 from docai.answer.prompt import Prompt, build_fallback_prompt, build_prompt, prompt_budget
+from docai.byte_text import key_bytes
 from docai.llm.base import ChatBackend
 from docai.llm.errors import EmptyAnswer, LLMError, ThinkingUnsupported
 from docai.llm.events import Done, TextDelta, ThinkingDelta
@@ -278,7 +279,7 @@ class Answerer:
         # Keyed on the prompt as sent, question in its own capitals: `-v` and `-V` are
         # different options, and the model may answer them differently.
         digest = hashlib.sha256(
-            "\x00".join(f"{m.role}\x00{m.content}" for m in prompt.messages).encode("utf-8")
+            key_bytes("\x00".join(f"{m.role}\x00{m.content}" for m in prompt.messages))
         ).hexdigest()
         key = (self._index.fingerprint, backend.name, backend.model, digest)
         recorded = None if fresh else self._answers.get(key)

@@ -19,6 +19,8 @@ import json
 import re
 from typing import Any
 
+from docai.byte_text import valid_values
+
 # A string sequence (a window title, a clipboard payload) longer than this is not looked
 # for whole: its introducer is removed and the rest shows as plain text. This bounds what a
 # stream holds back while it waits for a terminator that may never come.
@@ -43,7 +45,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _LABEL_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _LABEL_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 _ESCAPED_BYTES = range(0xDC80, 0xDD00)  # surrogateescape's stand-ins for bytes 0x80-0xff
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\ud800-\udfff]")
+_JSON_UNSAFE = re.compile("[\x7f-\x9f]")
 
 
 def strip_controls(text: str) -> str:
@@ -65,9 +67,10 @@ def one_line(text: str) -> str:
 
 def json_text(value: Any) -> str:
     """`json.dumps` for a terminal or a pipe: control characters below U+0020 are escaped
-    by JSON itself; DEL, the C1 range and lone surrogates (a file name that is not UTF-8),
-    which it leaves raw, are escaped too, so the value reads back the same."""
-    dumped = json.dumps(value, ensure_ascii=False)
+    by JSON itself; DEL and the C1 range, which it leaves raw, are escaped too. A lone
+    surrogate (a byte of a name or question that is not UTF-8) is not Unicode, and a JSON
+    reader may refuse it: it becomes U+FFFD (`byte_text.valid_values`)."""
+    dumped = json.dumps(valid_values(value), ensure_ascii=False)
     return _JSON_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", dumped)
 
 

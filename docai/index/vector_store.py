@@ -45,6 +45,7 @@ from typing import BinaryIO
 import numpy as np
 
 from docai import messages
+from docai.byte_text import key_bytes
 from docai.errors import CacheError
 from docai.index.storage import DamagedArrays, make_private_dirs, write_atomic_locked
 
@@ -112,11 +113,9 @@ def to_digests(keys: list[str]) -> np.ndarray:
 
 
 def checksum(text: str) -> str:
-    """The key of a text: sha256 hex of it (what the model actually embeds).
-
-    `surrogatepass`: a heading made from a file name that is not valid UTF-8 carries lone
-    surrogates; any other text hashes exactly as plain UTF-8."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    """The key of a text: sha256 hex of it (what the model actually embeds); a heading
+    made from a file name that is not valid UTF-8 hashes losslessly (`key_bytes`)."""
+    return hashlib.sha256(key_bytes(text)).hexdigest()
 
 
 def store_path(cache_dir: Path, model: str) -> Path:

@@ -22,6 +22,7 @@ from typing import Any, ClassVar, TypeVar
 import httpx
 
 from docai import messages
+from docai.byte_text import valid_values
 from docai.errors import SettingsError
 from docai.llm.base import ClosedOnExit
 from docai.llm.errors import (
@@ -190,7 +191,8 @@ class HTTPBackend(ClosedOnExit):
     def _chat_attempt(self, body: dict[str, Any]) -> Iterator[Event]:
         yielded = False
         try:
-            with self._client.stream("POST", self.chat_path, json=body) as response:
+            with self._client.stream("POST", self.chat_path,
+                                     json=valid_values(body)) as response:
                 if response.is_error:
                     response.read()
                     raise self._status_error(response, path=self.chat_path, model=self.model)

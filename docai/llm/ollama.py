@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 
 from docai import messages
+from docai.byte_text import valid_values
 from docai.llm.errors import (
     ChatUnsupported,
     LLMError,
@@ -198,7 +199,7 @@ class OllamaClient(HTTPBackend):
     ) -> dict[str, Any]:
         def attempt() -> dict[str, Any]:
             try:
-                response = self._client.request(method, path, json=body)
+                response = self._client.request(method, path, json=valid_values(body))
             except httpx.RequestError as error:
                 raise self._transport_error(error, partial=False) from error
             if response.is_error:

@@ -27,6 +27,7 @@ from functools import cached_property
 
 import numpy as np
 
+from docai.byte_text import key_bytes
 from docai.index.build_report import BuildReport
 from docai.index.chunk_table import ChunkTable
 from docai.index.matrix import TermMatrix, canonical
@@ -120,8 +121,8 @@ class SearchIndex:
         same chunks give the same hash however their table was assembled."""
         digest = hashlib.sha256()
         digest.update(f"{self.method}\0{ANALYZER_VERSION}\0".encode())
-        digest.update("\0".join(self._matrix.vocabulary).encode())
-        digest.update("\0".join(["", *self._sources]).encode())
+        digest.update(key_bytes("\0".join(self._matrix.vocabulary)))
+        digest.update(key_bytes("\0".join(["", *self._sources])))  # names from bytes too
         counts, chunks = self._matrix.counts, self.chunks
         for array, dtype in (
             (counts.indptr, "<i8"), (counts.indices, "<i4"), (counts.data, "<i4"),

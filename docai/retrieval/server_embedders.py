@@ -18,6 +18,7 @@ import httpx
 import numpy as np
 
 from docai import messages
+from docai.byte_text import valid_values
 from docai.llm.errors import LLMError, ModelNotFound, ServerError
 from docai.llm.http import (
     CONNECT_TIMEOUT,
@@ -151,7 +152,7 @@ class _EmbeddingsClient(OpenAIClient):
 
         def attempt() -> dict[str, Any]:
             try:
-                response = self._client.post(self.path, json=body)
+                response = self._client.post(self.path, json=valid_values(body))
             except httpx.RequestError as error:
                 raise self._transport_error(error, partial=False) from error
             if response.is_error:
