@@ -14,6 +14,7 @@ import platformdirs
 
 from docai import messages
 from docai.errors import SettingsError
+from docai.redaction import redact_url
 from docai.retrieval.params import DEFAULT_METHOD, METHODS
 
 APP_NAME = "docai"
@@ -148,25 +149,6 @@ def _check_server_url(option: str, url: str) -> None:
     if (parts is None or parts.scheme not in ("http", "https") or not parts.hostname
             or any(c.isspace() for c in url)):
         raise SettingsError(messages.BAD_SERVER_URL.format(option=option, url=redact_url(url)))
-
-
-def redact_url(url: str) -> str:
-    """`url` fit to show: a password in it (`http://user:secret@host`) becomes `***`.
-
-    The one function every message naming a server goes through; the request itself keeps
-    the password (httpx sends a URL's user and password as Basic authorisation). The user
-    part ends at the last `@`, as in a URL whose password holds an unescaped `@` or `/`
-    (which a parser would misread): showing too little of a URL beats showing a secret.
-    """
-    start = url.find("://")
-    start = start + 3 if start >= 0 else 0
-    at = url.rfind("@")
-    if at < start:
-        return url
-    user, colon, _password = url[start:at].partition(":")
-    if not colon:
-        return url
-    return f"{url[:start]}{user}:***{url[at:]}"
 
 
 def config_file() -> Path:

@@ -22,6 +22,7 @@ from typing import Any
 
 from docai import messages
 from docai.errors import SettingsError
+from docai.redaction import redact_url
 from docai.settings import (
     DEFAULT_MODEL,
     DEFAULT_OLLAMA_URL,
@@ -212,7 +213,12 @@ def is_model_name(text: str) -> bool:
 
 def _bad_env(key: str, value: str, expected: str) -> SettingsError:
     return SettingsError(messages.CONFIG_BAD_ENV.format(
-        name=KEYS[key].env, value=value, expected=expected))
+        name=KEYS[key].env, value=_shown(key, value), expected=expected))
+
+
+def _shown(key: str, value: object) -> object:
+    """A bad value as an error line may quote it: a server address without its password."""
+    return redact_url(value) if key == "server" and isinstance(value, str) else value
 
 
 def _found_docs(cwd: Path | None) -> Sourced:
@@ -230,4 +236,4 @@ def _found_docs(cwd: Path | None) -> Sourced:
 def _bad_value(path: Path, key: str, value: object, expected: str) -> SettingsError:
     example = messages.CONFIG_EXAMPLES[key]
     return SettingsError(messages.CONFIG_BAD_VALUE.format(
-        path=path, key=key, value=value, expected=expected, example=example))
+        path=path, key=key, value=_shown(key, value), expected=expected, example=example))

@@ -21,7 +21,8 @@ from docai.llm.events import Event, Message
 from docai.llm.http import QUICK_CONNECT_TIMEOUT
 from docai.llm.models import InstalledModel, ModelDetails, find_installed, short_name
 from docai.llm.ollama import OllamaClient
-from docai.settings import Settings, redact_url
+from docai.redaction import redact_url
+from docai.settings import Settings
 
 # Seconds a question about the server's models may take: it lists files on the server's disk.
 CHECK_READ_TIMEOUT = 5.0

@@ -8,7 +8,7 @@ wrong protocol (JSON of another shape, or no JSON) is never retried: it would co
 the same.
 
 Every message names the server by `shown_url`, the URL with any password replaced by
-`***` (`docai.settings.redact_url`); the request itself still carries it.
+`***` (`docai.redaction.redact_url`); the request itself still carries it.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from docai.llm.errors import (
 )
 from docai.llm.events import Event, Message
 from docai.llm.thinking import split_inline_thinking
-from docai.settings import redact_url
+from docai.redaction import redact_url
 
 T = TypeVar("T")
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from docai import messages
 from docai.cli.config import KEYS, Sourced
 from docai.cli.terminal_text import one_line
-from docai.settings import config_file, redact_url
+from docai.redaction import redact_url
+from docai.settings import config_file
 
 
 def run(values: dict[str, Sourced]) -> int:
