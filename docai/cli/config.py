@@ -22,6 +22,7 @@ from typing import Any
 
 from docai import messages
 from docai.errors import SettingsError
+from docai.folders import user_folder
 from docai.redaction import redact_url
 from docai.settings import (
     DEFAULT_MODEL,
@@ -82,7 +83,7 @@ def _text(path: Path, key: str, value: object) -> str:
 def _folder(path: Path, key: str, value: object) -> Path:
     if not isinstance(value, str) or not value.strip():
         raise _bad_value(path, key, value, messages.CONFIG_EXPECTED_FOLDER)
-    return Path(value).expanduser()
+    return user_folder(value, Origin(messages.ORIGIN_FILE, f"{path}, {key}").describe())
 
 
 def _server(path: Path, key: str, value: object) -> str:
@@ -148,6 +149,9 @@ def read_config(path: Path) -> dict[str, Any]:
         raise SettingsError(messages.CONFIG_NOT_UTF8.format(path=path)) from None
     except tomllib.TOMLDecodeError as error:
         raise SettingsError(messages.CONFIG_NOT_TOML.format(path=path, reason=error)) from None
+    except RecursionError:  # arrays or tables nested deeper than the parser's stack
+        raise SettingsError(messages.CONFIG_NOT_TOML.format(
+            path=path, reason=messages.CONFIG_TOO_DEEP)) from None
     values = {}
     for key, value in data.items():
         spec = KEYS.get(key)
@@ -186,7 +190,7 @@ def _from_env(key: str, value: str) -> Any:
     """An environment variable's value, checked as the option's would be, and named when
     it is bad (the user may not remember having set it)."""
     if key == "docs":
-        return Path(value).expanduser()
+        return user_folder(value, Origin(messages.ORIGIN_ENV, ENV_DOCS).describe())
     if key == "server":  # checked by `check_env_server`, when the Ollama backend is used
         return normalise_ollama_url(value)
     if key == "dense":

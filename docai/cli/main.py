@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from docai import messages
 from docai.cli.config import Sourced, sourced_values
 from docai.cli.options import build_parser, settings_from_args
-from docai.cli.terminal_text import strip_controls
+from docai.cli.terminal_text import one_line
 from docai.errors import DocaiError, DocsFolderError, SettingsError
 from docai.settings import DOCS_CANDIDATES, ENV_DOCS, Settings, config_file
 
@@ -32,8 +32,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = settings_from_args(args, environ, values)
         return _dispatch(args, settings, values)
     except DocaiError as error:
-        # A message may quote a file name or a server's words: no escape code gets through.
-        print(messages.ERROR_PREFIX.format(message=strip_controls(str(error))), file=sys.stderr)
+        # A message may quote a file name or a server's words: no escape code gets through,
+        # and a newline in a name cannot split the error line.
+        print(messages.ERROR_PREFIX.format(message=one_line(str(error))), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(messages.INTERRUPTED, file=sys.stderr)
@@ -45,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # noqa: BLE001 - last resort: one line, not a traceback
         if os.environ.get("DOCAI_DEBUG"):
             raise
-        text = strip_controls(str(error))
+        text = one_line(str(error))
         print(messages.UNEXPECTED_ERROR.format(kind=type(error).__name__, message=text),
               file=sys.stderr)
         return 70

@@ -21,6 +21,7 @@ from docai.cli.config import (
     on_off,
     sourced_values,
 )
+from docai.folders import user_folder
 from docai.retrieval.params import DEFAULT_PARAMS, METHODS
 from docai.settings import (
     BACKENDS,
@@ -37,6 +38,7 @@ from docai.settings import (
     VERBOSE,
     ChunkSettings,
     Settings,
+    cache_folder,
     normalise_ollama_url,
 )
 
@@ -233,8 +235,8 @@ def settings_from_args(
         check_env_server(environ[ENV_OLLAMA_HOST])
     docs = values["docs"].value or DEFAULT_DOCS_DIR
     return Settings(
-        docs_dir=docs.expanduser(),
-        cache_dir=args.cache_dir.expanduser() if args.cache_dir else None,
+        docs_dir=user_folder(docs, values["docs"].origin.describe()),
+        cache_dir=cache_folder(args.cache_dir, environ),
         rebuild=args.rebuild,
         follow_links=args.follow_links,
         top_k=values["k"].value,

@@ -228,3 +228,16 @@ REPL_ECHO = "docai> {line}"
 OPTION_BAD_SWITCH = "valor inválido: {value!r} (use on ou off)"
 OPTION_BAD_NAME = "{value!r} não é um nome de modelo (um nome sem espaços, como deepseek-r1)"
 OPTION_BAD_COVERAGE = "é a parte da pergunta que os trechos devem cobrir, de 0 a 1; recebi {value} (tente 0.6)"
+# A folder given by the user (option, variable or config file), `docai.folders.user_folder`.
+FOLDER_BLANK = "{origin} está em branco: indique uma pasta (ex.: ~/projeto/docs)"
+FOLDER_NUL = "{origin} tem um caractere nulo no caminho {value!r}: corrija o caminho"
+FOLDER_NO_USER = (
+    "{origin}: não há usuário {user!r} para expandir em {value!r}; use o caminho completo "
+    "ou ~/ para a sua pasta pessoal"
+)
+FOLDER_TOO_LONG = (
+    "{origin}: o caminho {value!r} é longo demais para o sistema ({length} bytes; o limite "
+    "é {limit} no caminho e {name_limit} em cada nome): corrija o caminho"
+)
+CONFIG_TOO_DEEP = "listas ou tabelas aninhadas fundo demais"
+BAD_READ_TIMEOUT_MAX = "--read-timeout vai até {maximum:g} segundos (um dia), recebi {value:g}"

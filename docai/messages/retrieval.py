@@ -58,6 +58,7 @@ DENSE_BACKGROUND_STATUS = "Embeddings: {done} de {total} trechos ({percent}%)"
 EVAL_FILE_UNREADABLE = "não consigo ler o arquivo de perguntas {file}: {reason}"
 EVAL_BAD_LINE = "{file}, linha {line}: {problem}"
 EVAL_BAD_JSON = "JSON inválido ({reason}); cada linha deve ser um objeto JSON"
+EVAL_TOO_DEEP = "listas ou objetos aninhados fundo demais"
 EVAL_NOT_OBJECT = 'cada linha deve ser um objeto JSON, como {"id": ..., "question": ..., "gold": [...]}'
 EVAL_MISSING_FIELD = 'o campo "{field}" está faltando ou não é um texto'
 EVAL_BAD_GOLD = (

@@ -122,17 +122,20 @@ def _parse_line(line: str, name: str, number: int) -> Question:
         record = json.loads(line)
     except json.JSONDecodeError as error:
         raise _error(name, number, messages.EVAL_BAD_JSON.format(reason=error.msg)) from None
+    except RecursionError:  # `[[[[...` nested deeper than the parser's stack
+        reason = messages.EVAL_TOO_DEEP
+        raise _error(name, number, messages.EVAL_BAD_JSON.format(reason=reason)) from None
     if not isinstance(record, dict):
         raise _error(name, number, messages.EVAL_NOT_OBJECT)
     identifier = _text_field(record, "id", name, number)
     question = _text_field(record, "question", name, number)
     gold = record.get("gold")
     if not isinstance(gold, list):
-        raise _error(name, number, messages.EVAL_BAD_GOLD)
+        raise _error(name, number, messages.EVAL_BAD_GOLD.format())
     answers = []
     for item in gold:
         if not isinstance(item, dict):
-            raise _error(name, number, messages.EVAL_BAD_GOLD)
+            raise _error(name, number, messages.EVAL_BAD_GOLD.format())
         answers.append(Gold(_text_field(item, "source", name, number),
                             _text_field(item, "answer", name, number)))
     return Question(
