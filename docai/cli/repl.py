@@ -9,7 +9,10 @@ and Ctrl-D end the session with exit status 0.
 
 from __future__ import annotations
 
+import errno
 import io
+import os
+import stat
 import sys
 import threading
 from collections.abc import Iterable
@@ -244,9 +247,16 @@ def _history(err: TextIO) -> History:
     path = history_file()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        # Opened for appending, as prompt_toolkit will: a folder (EISDIR) or a pipe with no
+        # reader (ENXIO, where waiting would hang the prompt) fails here, not in its loop.
         # Questions can name private things: the history is the user's alone, like a shell's.
-        path.touch(mode=0o600, exist_ok=True)
-        path.chmod(0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o600)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError(errno.EINVAL, messages.REPL_HISTORY_NOT_A_FILE)
+            os.fchmod(fd, 0o600)
+        finally:
+            os.close(fd)
     except OSError as error:
         err.write(messages.REPL_HISTORY_UNAVAILABLE.format(path=path, reason=error.strerror) + "\n")
         return InMemoryHistory()

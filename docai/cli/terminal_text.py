@@ -10,7 +10,8 @@ also catches a sequence split across two pieces of the stream.
 What is removed: CSI sequences (`ESC [` … final byte, or the 8-bit CSI), OSC, DCS, SOS, PM
 and APC strings (ended by BEL or ST) whose end arrives within `MAX_STRING` characters,
 other `ESC` sequences, and then every control character that is left (C0 but newline and
-tab, DEL, C1): whatever a sequence looks like, no control byte reaches the terminal.
+tab, DEL, C1) and the bidirectional controls: whatever a sequence looks like, no control
+byte reaches the terminal, and nothing reorders what it shows.
 """
 
 from __future__ import annotations
@@ -38,11 +39,14 @@ _UNFINISHED = re.compile(
     + "|" + _STRING_START + _STRING_BODY + r"\x1b?"
     + r"|\x1b[\x20-\x2f]*)\Z"
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Bidirectional embeddings, overrides and isolates reorder what follows them on screen: a
+# heading or passage could show text in another order than it holds ("Trojan Source").
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
 # Lone surrogates stand for the bytes of a file name that is not UTF-8: they cannot be
 # written to a UTF-8 stream at all.
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_LABEL_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_LABEL_CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}\ud800-\udfff]")
 _LABEL_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 _ESCAPED_BYTES = range(0xDC80, 0xDD00)  # surrogateescape's stand-ins for bytes 0x80-0xff
 _JSON_UNSAFE = re.compile("[\x7f-\x9f]")

@@ -241,3 +241,4 @@ FOLDER_TOO_LONG = (
 )
 CONFIG_TOO_DEEP = "listas ou tabelas aninhadas fundo demais"
 BAD_READ_TIMEOUT_MAX = "--read-timeout vai até {maximum:g} segundos (um dia), recebi {value:g}"
+REPL_HISTORY_NOT_A_FILE = "não é um arquivo comum"

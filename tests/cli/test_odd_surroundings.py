@@ -1,0 +1,53 @@
+"""What the user's surroundings may hold: a folder where the REPL's history file goes, bidi
+controls in a heading (the real `docai` process; the REPL in a pty)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pexpect
+
+from tests.support.docai_cli import DOCAI, docai_env
+from tests.support.fake_ollama import FakeOllama
+from tests.support.sample_docs import QUESTION, REPLY, write_docs
+
+BIDI = "\u202e"  # RIGHT-TO-LEFT OVERRIDE: shows what follows it reversed
+
+
+def test_a_history_path_that_is_a_folder_is_one_warning_and_the_session_works(
+    tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    docs = write_docs(tmp_path / "docs")
+    (tmp_path / "data" / "docai" / "history").mkdir(parents=True)  # XDG_DATA_HOME/docai
+    child = pexpect.spawn(DOCAI, ["--docs", str(docs)], env=docai_env(tmp_path, fake_ollama.url),
+                          encoding="utf-8", timeout=60, dimensions=(40, 160))
+    child.expect("não consigo gravar o histórico em .*history")
+    child.expect("docai>")
+    child.sendline(QUESTION)
+    child.expect_exact(REPLY)
+    child.expect("docai>")
+    child.sendline("sair")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert "Unhandled exception" not in (child.before or "")
+    assert child.exitstatus == 0
+
+
+def test_bidi_controls_in_a_heading_never_reach_the_terminal(
+    tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    docs = write_docs(tmp_path / "docs", {
+        "guide.md": f"# Instalação {BIDI}fdp.exe\n\nPara instalar o docai com pip, rode "
+                    f"pip install docai {BIDI}num ambiente virtual.\n",
+    })
+    env = docai_env(tmp_path, fake_ollama.url)
+    for command in ("search", "ask"):
+        done = subprocess.run([DOCAI, "--docs", docs, command, QUESTION], env=env,
+                              capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, done.stderr
+        assert "guide.md" in done.stdout
+        assert BIDI not in done.stdout + done.stderr
+        if command == "ask":
+            assert REPLY in done.stdout
+        assert r"\u202efdp.exe" in done.stdout  # a heading shows it, escaped
