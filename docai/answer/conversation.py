@@ -38,16 +38,20 @@ CONTEXT_QUESTIONS = 2
 @dataclass(frozen=True, slots=True)
 class Turn:
     """One question and what came of it. `answer` is "" when the model gave none (refused,
-    failed, interrupted): such a turn still gives retrieval its words, not the model a reply."""
+    failed, interrupted): such a turn still gives retrieval its words, not the model a reply.
+    An `interrupted` one (Ctrl-C) still gives the model its question: the user stopped the
+    answer, not the subject, and "e para HTML?" next means nothing without it."""
 
     question: str
     answer: str = ""
     sources: tuple[Hit, ...] = ()
+    interrupted: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class Exchange:
-    """A past question and its answer, as the prompt sends them (user, then assistant)."""
+    """A past question and its answer, as the prompt sends them (user, then assistant);
+    `answer` is "" for an answer the user interrupted (the prompt says so in its place)."""
 
     question: str
     answer: str
@@ -88,11 +92,12 @@ class Conversation:
         return tuple(reversed(list(newest_first.values())))
 
     def history_for(self, question: str) -> tuple[Exchange, ...]:
-        """The earlier answered exchanges, oldest first (the prompt keeps what fits)."""
+        """The earlier answered or interrupted exchanges, oldest first (the prompt keeps
+        what fits)."""
         return tuple(
             Exchange(turn.question, turn.answer)
             for turn in self._others(question)
-            if turn.answer.strip()
+            if turn.answer.strip() or turn.interrupted
         )
 
     def _others(self, question: str) -> list[Turn]:
