@@ -1,5 +1,9 @@
 """A follow-up question retrieved as what it means in its conversation, not as its bare words.
 
+Only a question that depends on the conversation is a follow-up (`dependence.py`); the
+context a caller passes is the thread it follows (`Conversation.context_for`), empty for a
+question that stands alone, which is then retrieved exactly as in a fresh session.
+
 "e como eu apago ele?" after "Onde o docai guarda o índice?" names a verb and a pronoun:
 its bare words find every passage about deleting anything, or nothing at all. Read with
 the question before it, it is about deleting the index cache. So the passages are ranked
@@ -10,10 +14,12 @@ Weighing them equally lets the old subject win over a new one ("Como instalo?" t
 é o padrão de --num-ctx?" would be answered from the installation page); the new words
 alone (the bare question) leave an elliptical follow-up without its subject.
 
-The coverage bar (whether the docs answer it at all) is checked against the new question's
-own words: context helps find the passage, it cannot make the docs cover a subject they
-never mention ("xyzzy?" after a covered question is still refused). Only a question with
-no word of its own ("e ele?", "and the other one?") is checked against the joined text.
+The coverage bar (whether the docs answer it at all) is checked against the joined text:
+"e o número de workers?" after "Qual é a porta padrão?" asks for the default number of
+workers, and judged on its own Portuguese words over English docs it was refused although
+the passage just used answers it. Context still cannot make the docs cover a subject they
+never mention: a question that stands alone ("xyzzy?") has no context, and a name the docs
+never use weighs more than every other concept of the joined text ("e no xyzzy?").
 No model call is needed, so retrieval stays deterministic and works with the server down.
 Asking the model to rewrite the follow-up as a standalone question was the alternative;
 it costs a model call before every follow-up and cannot be measured without a model.
@@ -28,7 +34,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from docai.retrieval.verdict import Query, Verdict, retrieve
-from docai.text.analysis import default_analyzer
 
 if TYPE_CHECKING:
     from docai.retrieval.dense import DenseRanking
@@ -45,14 +50,6 @@ def weighted_question(question: str, context: Sequence[str]) -> str:
     return joined_question(question, [*context, question])
 
 
-def covered_text(question: str, context: Sequence[str]) -> str:
-    """What the passages must cover: the question's own words, or, when it has none (only
-    pronouns and small words), the joined text."""
-    if default_analyzer().query_concepts(question):
-        return question
-    return joined_question(question, context)
-
-
 def query_in_context(question: str, context: Sequence[str]) -> Query:
     """What retrieval reads for `question` asked after `context` (oldest first)."""
     if not context:
@@ -60,7 +57,7 @@ def query_in_context(question: str, context: Sequence[str]) -> Query:
     return Query(
         ranked=weighted_question(question, context),
         meaning=joined_question(question, context),
-        covered=covered_text(question, context),
+        covered=joined_question(question, context),
     )
 
 
@@ -74,6 +71,6 @@ def retrieve_in_context(
     max_file_tokens: float = math.inf,
 ) -> Verdict:
     """`retrieve` for a question of a conversation: passages, one whole file, or not covered
-    (the file, like the passages, must cover `covered_text`)."""
+    (the file, like the passages, must cover the joined text)."""
     query = query_in_context(question, context)
     return retrieve(index, query, k, min_coverage, dense, max_file_tokens)

@@ -86,6 +86,10 @@ CONVERSATION_REMINDER = (
     "their [n] citations are not sources."
 )
 
+# What the assistant "said" in an earlier exchange the user interrupted: its question stays
+# in the conversation, half an answer does not.
+INTERRUPTED_REPLY = "(The user stopped this answer before it was finished.)"
+
 FALLBACK_NOTE = (
     "No passage matched the question closely. The single source below is the file that "
     "shares the most words with the question (shortened if long). Answer from it only if it "
@@ -190,7 +194,7 @@ def _with_history(
     for exchange in reversed(history):
         turn = (
             Message("user", make_inert(exchange.question).strip()),
-            Message("assistant", make_inert(exchange.answer).strip()),
+            Message("assistant", make_inert(exchange.answer).strip() or INTERRUPTED_REPLY),
         )
         cost = _count_messages(turn, encoding) - REPLY_PRIMING_TOKENS
         if cost > room:

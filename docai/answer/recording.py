@@ -3,7 +3,8 @@
 The REPL passes each event of `Answerer.answer` through a `TurnRecorder` as it renders it,
 and adds `recorder.turn()` to its `Conversation` once the answer ends. Only a whole answer
 is kept as the model's reply: one cut short (Ctrl-C, a failure mid-stream) would put half a
-sentence in the model's mouth at the next question, so its turn keeps the question alone.
+sentence in the model's mouth at the next question, so its turn keeps the question alone
+(marked `interrupted` after Ctrl-C, so the model still hears what was asked).
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ class TurnRecorder:
         self._text: list[str] = []
         self._sources: tuple[Hit, ...] = ()
         self._complete = False
+        self._interrupted = False
+
+    def interrupted(self) -> None:
+        """The user stopped the answer (Ctrl-C)."""
+        self._interrupted = True
 
     def see(self, event: AnswerEvent) -> None:
         if isinstance(event, Retrieved):
@@ -35,5 +41,7 @@ class TurnRecorder:
 
     def turn(self) -> Turn:
         """The turn as it stands: with the answer only if the model finished it."""
+        if self._interrupted:
+            return Turn(self._question, "", self._sources, interrupted=True)
         answer = "".join(self._text).strip() if self._complete else ""
         return Turn(self._question, answer, self._sources)

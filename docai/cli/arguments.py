@@ -10,13 +10,13 @@ word it differently) is shown as argparse wrote it, never lost.
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NoReturn
 
 from docai import messages
+from docai.cli.suggest import closest
 
 _TYPE_NAMES = {"int": messages.ARGS_TYPE_INT, "float": messages.ARGS_TYPE_FLOAT}
 
@@ -33,9 +33,9 @@ def _question_without_command(match: re.Match[str]) -> str | None:
     if " " in value or value.endswith("?"):
         return messages.ARGS_QUESTION_WITHOUT_ASK.format(value=value)
     choices = re.findall(r"[\w-]+", match["choices"])
-    if close := difflib.get_close_matches(value, choices, n=1, cutoff=0.6):
+    if close := closest(value, choices):
         return messages.ARGS_DID_YOU_MEAN.format(
-            value=value, match=close[0], choices=", ".join(choices))
+            value=value, match=close, choices=", ".join(choices))
     return None
 
 
@@ -145,7 +145,7 @@ class ArgumentParser(argparse.ArgumentParser):
             name = token.split("=", 1)[0]
             if not name.startswith("--") or any(option.startswith(name) for option in known):
                 continue
-            if close := difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6):
-                return messages.ARGS_UNKNOWN_OPTION_CLOSE.format(option=name, match=close[0])
+            if close := closest(name, sorted(known)):
+                return messages.ARGS_UNKNOWN_OPTION_CLOSE.format(option=name, match=close)
             return messages.ARGS_UNKNOWN_OPTION.format(option=name)
         return None

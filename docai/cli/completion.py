@@ -33,7 +33,8 @@ class ReplCompleter(Completer):
             if typed.startswith("/"):
                 for name in command_names():
                     if name.startswith(typed.casefold()):
-                        yield Completion(name, start_position=-len(typed))
+                        # With its space, as a shell completes a word: the argument follows.
+                        yield Completion(name + " ", start_position=-len(typed), display=name)
             return
         name, _, rest = typed.partition(" ")
         command = find_command(name)

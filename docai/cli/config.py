@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from docai import messages
+from docai.cli.suggest import closest
 from docai.errors import SettingsError
 from docai.folders import user_folder
 from docai.redaction import redact_url
@@ -156,8 +157,10 @@ def read_config(path: Path) -> dict[str, Any]:
     for key, value in data.items():
         spec = KEYS.get(key)
         if spec is None:
+            close = closest(key, KEYS)
+            hint = "" if close is None else messages.CONFIG_DID_YOU_MEAN.format(key=close)
             raise SettingsError(messages.CONFIG_UNKNOWN_KEY.format(
-                path=path, key=key, keys=", ".join(KEYS)))
+                path=path, key=key, hint=hint, keys=", ".join(KEYS)))
         values[key] = spec.check(path, key, value)
     return values
 

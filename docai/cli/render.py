@@ -3,14 +3,16 @@
 Shared by the REPL and `docai ask` so both look the same. The answer is shown while it is
 generated: on a terminal with colours it is rendered as Markdown as it streams
 (`markdown_stream`); piped, or with NO_COLOR set (https://no-color.org), every delta is
-written as plain text and flushed as it arrives. Status lines ("pensando…") are shown on
+written as plain text and flushed as it arrives. Piped, shown reasoning goes to stderr,
+labelled: stdout carries the answer alone. Status lines ("pensando…") are shown on
 any terminal, dimmed only with colours. What the model and the docs wrote passes through
 `docai.cli.terminal_text` first: the only escape codes that reach the terminal are docai's
 own.
 
-When the model fails before answering, the passages it would have read stand in for the
-answer, indented and marked as quotes (a doc's own `docai>` example must not look like the
-prompt), and the one error line comes after them, where the eye is when they end.
+When the model fails before answering, the one error line comes first, saying the cause
+(with `/k 5` the passages fill a screen, and a cause printed after them scrolls out of
+sight), then the passages it would have read stand in for the answer, indented and marked
+as quotes (a doc's own `docai>` example must not look like the prompt).
 """
 
 from __future__ import annotations
@@ -70,6 +72,8 @@ class AnswerPrinter:
         self._started = time.monotonic()
         self._first_token: float | None = None
         self._thinking_shown = False
+        self._piped_thinking_open = False  # reasoning written to stderr (stdout is a pipe)
+        self._piped_thinking_ends_line = True
         self._status_line = ""  # the status line shown, if any
         self._text_started = False
         self._at_line_start = True
@@ -121,6 +125,7 @@ class AnswerPrinter:
             self._end_thinking()
             self._text(self._answer_text.finish())
         self._end_markdown()
+        self._end_piped_thinking()
         self._clear_status()
         self._end_line()
         if self._verbosity >= VERBOSE and self._timings is not None:
@@ -145,6 +150,7 @@ class AnswerPrinter:
         """Leave the terminal as it was (a live Markdown block shows the cursor again, a
         status line is erased) when the answer ends in an error nobody expected."""
         self._end_markdown()
+        self._end_piped_thinking()
         self._clear_status()
         self._end_line()
 
@@ -159,15 +165,34 @@ class AnswerPrinter:
         if self._show_thinking:
             if not text:  # all of it held back by the cleaner, for now
                 return
+            if not self._terminal:
+                self._piped_thinking(text)
+                return
             self._clear_status()
             if not self._thinking_shown:
                 self._thinking_shown = True
-                if self._terminal:  # a pipe keeps the plain text scripts already read
-                    self._line(self._dim(messages.ANSWER_THINKING_LABEL))
+                self._line(self._dim(messages.ANSWER_THINKING_LABEL))
             self._write(self._dim(text))
         elif self._status_line != messages.ANSWER_THINKING:
             # A hidden reasoning phase can last a while; say so instead of looking frozen.
             self._status(messages.ANSWER_THINKING)
+
+    def _piped_thinking(self, text: str) -> None:
+        """Reasoning when stdout is a pipe: on stderr, labelled, so that stdout carries the
+        answer alone (`docai ask --show-thinking | cat` reads only the answer)."""
+        if not self._piped_thinking_open:
+            self._piped_thinking_open = True
+            self._out.flush()
+            self._err.write(messages.ANSWER_THINKING_LABEL + "\n")
+        self._err.write(text)
+        self._err.flush()
+        self._piped_thinking_ends_line = text.endswith("\n")
+
+    def _end_piped_thinking(self) -> None:
+        if self._piped_thinking_open and not self._piped_thinking_ends_line:
+            self._err.write("\n")
+            self._err.flush()
+        self._piped_thinking_ends_line = True
 
     def _text(self, text: str) -> None:
         if not self._text_started:
@@ -176,6 +201,7 @@ class AnswerPrinter:
             if not text:
                 return
             self._clear_status()
+            self._end_piped_thinking()
             if self._thinking_shown:
                 self._end_line()
                 self._write("\n")
@@ -194,6 +220,7 @@ class AnswerPrinter:
     def _failed(self, event: ModelFailed) -> None:
         self.failed = True
         self._end_markdown()
+        self._end_piped_thinking()
         self._clear_status()
         self._end_line()
         error = strip_controls(str(event.error))
@@ -201,14 +228,13 @@ class AnswerPrinter:
             self._say(messages.ANSWER_MODEL_FAILED_MIDWAY.format(error=error))
             return
         self.sources = event.passages
+        self._say(messages.ANSWER_MODEL_FAILED.format(error=error))
         self._write(messages.ANSWER_EXTRACTIVE_HEADER + "\n")
         for number, hit in enumerate(event.passages, start=1):
             label = messages.ANSWER_SOURCE_LINE.format(number=number, label=source_label(hit))
             # The label already names the heading path the passage text starts with.
             body = hit.chunk.text.strip().removeprefix(hit.chunk.heading).strip()
             self._write(f"\n{label}\n{quoted(strip_controls(body))}\n")
-        self._write("\n")
-        self._say(messages.ANSWER_MODEL_FAILED.format(error=error))
 
     def _retrieval_details(self, hits: tuple[Hit, ...]) -> None:
         self._say(messages.ANSWER_VERBOSE_RETRIEVED.format(

@@ -26,7 +26,9 @@ from docai import messages
 from docai.answer.answerer import Answerer
 from docai.answer.recording import TurnRecorder
 from docai.cli.background import BackgroundPass
+from docai.cli.commands.ask import has_words
 from docai.cli.completion import ReplCompleter
+from docai.cli.control_echo import no_control_echo
 from docai.cli.render import AnswerPrinter
 from docai.cli.repl_commands import Session, find_command, run_command
 from docai.cli.server_check import ServerState, ServerWatch, start_note, watched_backend
@@ -98,7 +100,7 @@ def handle_line(line: str, session: Session) -> bool:
     A line is a command when it starts with a slash, or when it is a command's name as a
     whole (`sair`); anything else is a question."""
     text = line.strip()
-    if not text:
+    if not text.startswith("/") and not has_words(text):  # "", "?", "..."
         session.out.write(messages.REPL_EMPTY_LINE + "\n")
         session.out.flush()
     elif text.startswith("/") or find_command(text) is not None:
@@ -127,14 +129,16 @@ def ask(question: str, session: Session, *, fresh: bool = False) -> None:
     recorder = TurnRecorder(question)
     events = session.answerer.answer(question, session.conversation, fresh=fresh)
     try:
-        for event in events:
-            recorder.see(event)
-            printer.show(event)
-        printer.finish()
+        with no_control_echo(sys.stdin):
+            for event in events:
+                recorder.see(event)
+                printer.show(event)
+            printer.finish()
         session.model_failed |= printer.failed
     except KeyboardInterrupt:
         events.close()
         printer.interrupted()
+        recorder.interrupted()
         if not session.interactive:
             raise
     except BaseException:

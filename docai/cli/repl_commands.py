@@ -20,6 +20,7 @@ from docai.answer.conversation import Conversation
 from docai.cli.background import BackgroundPass
 from docai.cli.passages import snippet, source_label
 from docai.cli.render import AnswerPrinter
+from docai.cli.report import index_command
 from docai.cli.server_check import (
     ServerWatch,
     ask_server,
@@ -30,6 +31,7 @@ from docai.cli.server_check import (
 from docai.cli.startup import open_retrieval
 from docai.cli.terminal_text import one_line, strip_controls
 from docai.errors import DocaiError
+from docai.index.build_report import BuildReport
 from docai.llm.errors import LLMError
 from docai.llm.models import find_installed
 from docai.loading import display_name
@@ -131,8 +133,16 @@ def _sources(session: Session, _argument: str) -> None:
         _say(session, messages.REPL_NO_SOURCES)
 
 
-def _toggle_thinking(session: Session, _argument: str) -> None:
-    session.show_thinking = not session.show_thinking
+# What `/pensamento` takes to show or hide the reasoning (nothing: it toggles).
+THINKING_SWITCHES = {"on": True, "sim": True, "off": False, "não": False, "nao": False}
+
+
+def _toggle_thinking(session: Session, argument: str) -> None:
+    if argument and argument.casefold() not in THINKING_SWITCHES:
+        _say(session, messages.REPL_BAD_THINKING.format(value=argument))
+        return
+    session.show_thinking = (THINKING_SWITCHES[argument.casefold()] if argument
+                             else not session.show_thinking)
     shown = session.show_thinking
     _say(session, messages.REPL_THINKING_ON if shown else messages.REPL_THINKING_OFF)
 
@@ -206,17 +216,37 @@ def _reindex(session: Session, _argument: str) -> None:
         # A session started with --rebuild refreshes from now on: rebuilding the whole index
         # again at each /reindexar would only cost time.
         settings = replace(answerer.settings, rebuild=False)
-        opened = open_retrieval(settings, sys.stderr, announce=False)
+        opened = open_retrieval(settings, sys.stderr, announce=False, notes=False)
     except DocaiError as error:
         # e.g. the docs folder was moved away: keep answering from the index we have.
         _say(session, messages.ERROR_PREFIX.format(message=strip_controls(str(error))))
         return
     if session.background is not None:  # it embeds the old chunks with the old embedder
         session.background = session.background.replaced_by(opened.dense)
+    before = set(answerer.index.chunks.sources)
     answerer.replace_index(opened.index, opened.dense)
     session.last_answer = None
-    report = opened.report
-    _say(session, messages.REPL_REINDEXED.format(files=report.files, chunks=report.chunks))
+    _say(session, reindexed_line(opened.report, before, set(opened.index.chunks.sources),
+                                 settings))
+
+
+def reindexed_line(report: BuildReport, before: set[str], after: set[str],
+                   settings: Settings) -> str:
+    """`/reindexar`'s one line: the index now, what changed, what was skipped and where to
+    read why. New and removed count the files the index gained and lost (a file added but
+    skipped is not new: it gave no passage)."""
+    parts = [messages.REPL_REINDEXED.format(files=report.files, chunks=report.chunks)]
+    new, removed = len(after - before), len(before - after)
+    if new or removed or report.changed:
+        parts.append(messages.REPL_REINDEXED_CHANGES.format(
+            new=new, changed=report.changed, removed=removed))
+    else:
+        parts.append(messages.REPL_REINDEXED_UNCHANGED)
+    if report.skipped:
+        parts.append(messages.REPL_REINDEXED_SKIPPED.format(
+            count=len(report.skipped),
+            command=index_command(settings.docs_dir, settings.cache_dir)))
+    return " ".join(parts)
 
 
 def _new_conversation(session: Session, _argument: str) -> None:

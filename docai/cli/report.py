@@ -96,7 +96,17 @@ def update_line(report: BuildReport) -> str | None:
     )
 
 
-def print_index_notes(report: BuildReport, docs_dir: Path, err: TextIO) -> None:
+def index_command(docs_dir: Path, cache_dir: Path | None) -> str:
+    """The `docai index` command that lists this index's skipped files: with the cache
+    folder in use when the user chose one, or it would build a second index elsewhere."""
+    if cache_dir is None:
+        return messages.INDEX_COMMAND.format(docs=_quoted(docs_dir))
+    return messages.INDEX_COMMAND_CACHE.format(docs=_quoted(docs_dir), cache=_quoted(cache_dir))
+
+
+def print_index_notes(
+    report: BuildReport, docs_dir: Path, err: TextIO, cache_dir: Path | None = None
+) -> None:
     """What the user should know after opening the index: a rebuilt or unsaved cache, files
     re-read, files skipped (`docai index` lists why)."""
     notes = status_lines(report)
@@ -104,7 +114,7 @@ def print_index_notes(report: BuildReport, docs_dir: Path, err: TextIO) -> None:
         notes.append(update)
     if report.skipped:
         notes.append(messages.SEARCH_SKIPPED.format(
-            count=len(report.skipped), quoted=_quoted(docs_dir)))
+            count=len(report.skipped), command=index_command(docs_dir, cache_dir)))
     for line in notes:
         err.write(line + "\n")
     err.flush()

@@ -34,19 +34,21 @@ class Opened:
 
 
 def open_retrieval(
-    settings: Settings, err: TextIO, *, progress: bool = True, announce: bool = True
+    settings: Settings, err: TextIO, *, progress: bool = True, announce: bool = True,
+    notes: bool = True,
 ) -> Opened:
     """Open (build or update) the index; notes and warnings go to `err`.
 
     Raises DocsFolderError when the folder yields no passage at all: every question would
     be refused, and the user should hear why once, not "not covered" at each question.
     `-q` keeps the notes to itself; `-v` adds how long opening took; `announce` names the
-    embedding model (once a session: not again when the REPL reindexes)."""
+    embedding model (once a session: not again when the REPL reindexes); `notes` off leaves
+    the account of what changed to the caller (`/reindexar` says it in its one line)."""
     bar = progress_bar if progress else None
     started = time.monotonic()
     index, report = open_index(settings, progress=bar)
-    if settings.verbosity > QUIET:
-        print_index_notes(report, settings.docs_dir, err)
+    if settings.verbosity > QUIET and notes:
+        print_index_notes(report, settings.docs_dir, err, settings.cache_dir)
     if settings.verbosity >= VERBOSE:
         err.write(messages.INDEX_VERBOSE_OPENED.format(
             files=report.files, chunks=report.chunks, seconds=time.monotonic() - started,

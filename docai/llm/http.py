@@ -212,7 +212,7 @@ class HTTPBackend(ClosedOnExit):
             return ResponseTimeout(
                 messages.LLM_TIMEOUT.format(model=self.model, seconds=self._read_timeout)
             )
-        return self._interrupted(str(error) or type(error).__name__, partial=partial)
+        return self._interrupted(drop_reason(error), partial=partial)
 
     def _interrupted(self, reason: str, *, partial: bool) -> StreamInterrupted:
         template = messages.LLM_INTERRUPTED if partial else messages.LLM_DROPPED
@@ -299,6 +299,20 @@ def error_detail(body: str) -> str | None:
     if not isinstance(data, dict) or "error" not in data:
         return None
     return _error_text(data["error"])
+
+
+def drop_reason(error: httpx.RequestError) -> str:
+    """Why a connection failed, in the user's language (httpx's own text is English and
+    names its internals: "peer closed connection without sending complete message body")."""
+    if isinstance(error, httpx.RemoteProtocolError):
+        return messages.LLM_REASON_CLOSED
+    if isinstance(error, httpx.ReadError):
+        return messages.LLM_REASON_READ
+    if isinstance(error, httpx.WriteError):
+        return messages.LLM_REASON_WRITE
+    if isinstance(error, httpx.DecodingError):
+        return messages.LLM_REASON_DECODING
+    return messages.LLM_REASON_NETWORK
 
 
 def _error_text(error: object) -> str:

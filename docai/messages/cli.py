@@ -58,7 +58,9 @@ ARGS_AMBIGUOUS = "opção ambígua: {option} pode ser {matches}"
 SEARCH_UPDATED = (
     "índice atualizado: {new} novo(s), {changed} alterado(s), {removed} removido(s)"
 )
-SEARCH_SKIPPED = "{count} arquivo(s) ignorado(s); `docai index --docs {quoted}` mostra os motivos"
+SEARCH_SKIPPED = "{count} arquivo(s) ignorado(s); `{command}` mostra os motivos"
+INDEX_COMMAND = "docai index --docs {docs}"
+INDEX_COMMAND_CACHE = "docai index --docs {docs} --cache-dir {cache}"
 SEARCH_NO_RESULTS = "Nenhum trecho relevante para: {query}"
 SEARCH_HIT = "{rank}. [{score:.3f}] {source} — {heading} (trecho {chunk})"
 SEARCH_QUERY_HEADER = "» {query}"
@@ -104,11 +106,18 @@ REPL_SHOWN = "visível"
 REPL_HIDDEN = "oculto"
 REPL_K_SET = "Agora recupero {k} trecho(s) por pergunta."
 REPL_K_CURRENT = "Recupero {k} trecho(s) por pergunta; mude com /k N (de 1 a {max_k})."
+REPL_BAD_THINKING = (
+    "/pensamento aceita on ou off (ou nada, para alternar), recebi {value!r} "
+    "(ex.: /pensamento on)"
+)
 REPL_BAD_K = "/k precisa de um número inteiro de 1 a {max_k}, recebi {value!r} (ex.: /k 5)"
 REPL_MODEL_SET = "Modelo agora: {model}."
 REPL_MODEL_CURRENT = "Modelo atual: {model}; troque com /modelo NOME (ex.: /modelo llama3.2)."
 REPL_BAD_MODEL = "nome de modelo inválido: {value!r}; use um só nome, ex.: /modelo llama3.2"
 REPL_REINDEXED = "Índice atualizado: {files} arquivo(s), {chunks} trecho(s)."
+REPL_REINDEXED_CHANGES = "{new} novo(s), {changed} alterado(s), {removed} removido(s)."
+REPL_REINDEXED_UNCHANGED = "Nenhum arquivo mudou."
+REPL_REINDEXED_SKIPPED = "{count} arquivo(s) ignorado(s): `{command}` mostra os motivos."
 
 # --- the conversation: /nova, /denovo (docai/cli/repl_commands.py) -------------------------
 REPL_HELP_NEW = "começa uma conversa nova, sem as perguntas anteriores (também /new, /clear)"
@@ -152,9 +161,10 @@ CONFIG_NOT_TOML = (
     'ex.: model = "llama3.2" (textos entre aspas)'
 )
 CONFIG_UNKNOWN_KEY = (
-    "o arquivo de configuração {path} tem a chave desconhecida {key!r}; as chaves válidas são "
-    "{keys}. Corrija ou apague essa linha"
+    "o arquivo de configuração {path} tem a chave desconhecida {key!r}{hint}; as chaves "
+    "válidas são {keys}. Corrija ou apague essa linha"
 )
+CONFIG_DID_YOU_MEAN = " (você quis dizer {key!r}?)"
 CONFIG_BAD_VALUE = (
     "o arquivo de configuração {path} tem um valor inválido na chave {key!r}: {value!r} "
     "(esperava {expected}). Corrija a linha, ex.: {example}"

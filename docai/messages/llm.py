@@ -61,6 +61,12 @@ LLM_INTERRUPTED = (
     "a conexão com {url} caiu no meio da resposta ({reason}); o que chegou até ali está "
     "incompleto. Pergunte de novo"
 )
+# Why a connection dropped, in place of httpx's English text (by the kind of failure).
+LLM_REASON_CLOSED = "o servidor fechou a conexão antes do fim"
+LLM_REASON_READ = "erro ao ler da rede"
+LLM_REASON_WRITE = "erro ao enviar pela rede"
+LLM_REASON_DECODING = "o corpo da resposta não pôde ser decodificado"
+LLM_REASON_NETWORK = "erro de rede"
 LLM_BAD_URL = (
     "endereço inválido para o servidor do modelo: {url} ({reason}). Use algo como "
     "http://127.0.0.1:11434 em --ollama-url ou OLLAMA_HOST (ou --base-url para --backend openai)"

@@ -46,8 +46,8 @@ Verdict = Passages | Fallback | NotCovered
 @dataclass(frozen=True, slots=True)
 class Query:
     """What each step of retrieval reads. A question asked alone is all three; a follow-up
-    in a conversation (`docai.answer.followup`) is ranked and embedded with the questions
-    before it, but the docs must cover its own words."""
+    in a conversation (`docai.answer.followup`) is ranked with its own words counting twice,
+    and embedded and judged with the questions before it."""
 
     ranked: str  # what the lexical ranking reads
     meaning: str  # what the dense re-ranking embeds

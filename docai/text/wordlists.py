@@ -18,6 +18,9 @@ ENGLISH_STOP_WORDS = _DATA / "stopwords_en.txt"
 QUESTION_SCAFFOLDING = _DATA / "question_scaffolding.txt"
 GLOSSARY = _DATA / "glossary_pt_en.tsv"
 ENGLISH_SYNONYMS = _DATA / "synonyms_en.txt"
+# Read by docai/answer/dependence.py, for questions only: no index term depends on it, so it
+# is not in WORD_LISTS (changing it rebuilds no cache).
+FOLLOWUP_MARKERS = _DATA / "followup_markers.txt"
 # Generated from the tokenizer by scripts/make_token_words.py, not kept by hand.
 ENGLISH_SINGLE_TOKENS = _DATA / "english_single_tokens.txt"
 

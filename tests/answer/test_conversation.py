@@ -14,28 +14,43 @@ def hit(text: str) -> Hit:
     return Hit(Chunk("a.md", ("A",), 0, text, 3), 1.0)
 
 
-def test_a_question_is_read_with_the_two_questions_before_it_oldest_first() -> None:
-    conversation = Conversation((Turn("um?", "1"), Turn("dois?", "2"), Turn("três?", "3")))
-    assert conversation.context_for("quatro?") == ("dois?", "três?")
-    assert Conversation().context_for("quatro?") == ()
+def test_a_follow_up_is_read_with_the_two_questions_before_it_oldest_first() -> None:
+    conversation = Conversation((Turn("Como instalo?", "1"), Turn("e no Mac?", "2"),
+                                 Turn("e no Windows?", "3")))
+    assert conversation.context_for("e no Linux?") == ("e no Mac?", "e no Windows?")
+    assert Conversation().context_for("e no Linux?") == ()
+
+
+def test_a_question_that_stands_alone_is_read_without_the_conversation() -> None:
+    conversation = Conversation((Turn("Como instalo?", "1"), Turn("e no Mac?", "2")))
+    assert conversation.context_for("Onde o docai guarda o cache?") == ()
+
+
+def test_a_follow_up_never_reaches_past_the_last_question_that_stood_alone() -> None:
+    conversation = Conversation((Turn("Como instalo?", "1"), Turn("Onde fica o cache?", "2")))
+    assert conversation.context_for("e no Mac?") == ("Onde fica o cache?",)
+    longer = conversation.add(Turn("e no Mac?", "3"))
+    assert longer.context_for("e no Windows?") == ("Onde fica o cache?", "e no Mac?")
 
 
 def test_a_question_asked_twice_counts_once_in_the_context() -> None:
-    conversation = Conversation((Turn("um?", "1"), Turn("dois?", "2"), Turn("Dois? ", "2")))
-    assert conversation.context_for("três?") == ("um?", "Dois? ")
+    conversation = Conversation((Turn("Onde fica o cache?", "1"), Turn("e no Mac?", "2"),
+                                 Turn("E no Mac? ", "2")))
+    assert conversation.context_for("e no Windows?") == ("Onde fica o cache?", "E no Mac? ")
 
 
 def test_the_model_gets_only_answered_exchanges_oldest_first() -> None:
     conversation = Conversation((Turn("um?", "1"), Turn("recusada?"), Turn("dois?", "2")))
     assert conversation.history_for("três?") == (Exchange("um?", "1"), Exchange("dois?", "2"))
     # a refused question still tells retrieval what the user is talking about
-    assert conversation.context_for("três?") == ("recusada?", "dois?")
+    refused = Conversation((Turn("Como instalo?", "1"), Turn("e no Mac?")))
+    assert refused.context_for("e no Windows?") == ("Como instalo?", "e no Mac?")
 
 
 def test_a_question_asked_again_is_asked_afresh() -> None:
     conversation = Conversation((Turn("Como instalo?", "pip"), Turn("e no Mac?", "brew")))
     assert conversation.history_for("  como INSTALO? ") == (Exchange("e no Mac?", "brew"),)
-    assert conversation.context_for("como instalo?") == ("e no Mac?",)
+    assert conversation.context_for("E no MAC?") == ("Como instalo?",)
 
 
 def test_new_turns_replace_the_conversation_never_change_it() -> None:

@@ -50,7 +50,8 @@ def test_the_config_file_sets_docs_model_and_k_and_docai_config_says_so(
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ('modelo = "llama3.2"\n', "tem a chave desconhecida 'modelo'; as chaves válidas são "
+        ('modelo = "llama3.2"\n', "tem a chave desconhecida 'modelo' (você quis dizer 'model'?); "
+                                  "as chaves válidas são "
                                   "docs, model, server, dense, embedder, k"),
         ("k = 50\n", "valor inválido na chave 'k': 50 (esperava um número inteiro de 1 a 20"),
         ('k = "5"\n', "valor inválido na chave 'k': '5'"),

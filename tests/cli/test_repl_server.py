@@ -126,7 +126,7 @@ def test_tab_completes_commands_and_installed_model_names(tmp_path: Path) -> Non
     assert {body["model"] for body in fake.chat_requests} == {"llama3.2"}
 
 
-def test_with_the_server_down_the_repl_opens_searches_and_quotes_passages_before_one_error(
+def test_with_the_server_down_the_repl_opens_says_why_in_one_line_then_quotes_passages(
     tmp_path: Path,
 ) -> None:
     child = spawn(tmp_path, closed_port_url(), docs=DOCS_WITH_PROMPT)
@@ -134,13 +134,12 @@ def test_with_the_server_down_the_repl_opens_searches_and_quotes_passages_before
                  r"`ollama serve`")
     child.expect(PROMPT)
     child.sendline(QUESTION)
+    child.expect(r"docai: o modelo não respondeu: não consegui falar com o Ollama")
+    assert "Trechos mais relevantes" not in child.before  # the cause comes first
     child.expect("Trechos mais relevantes da documentação")
     child.expect(r"\[1\] guide/install\.md > Instalação > Com pip")
     child.expect(r"  │ Para instalar o docai, rode pip install docai")
     child.expect(r"  │\s+docai> Como instalo o docai com pip\?")  # a quote, not a prompt
-    passages = child.before
-    child.expect(r"docai: o modelo não respondeu: não consegui falar com o Ollama")
-    assert "não consegui falar" not in passages  # the error comes after the passages
     child.expect(PROMPT)
     quit_(child)
 

@@ -116,15 +116,15 @@ def test_no_question_and_stdin_closed_is_a_clear_error(where: list[str]) -> None
 def test_skipped_files_are_counted_with_the_command_that_lists_why(
     docai: InProcessDocai, tmp_path: Path
 ) -> None:
-    """The hint must name this folder: `docai index` alone may open another one."""
+    """The hint must name this folder and cache: `docai index` alone may open another one."""
     folder = tmp_path / "my docs"
     folder.mkdir()
     (folder / "guia.md").write_text("# Guia\n\nRode `pip install docai`.\n", encoding="utf-8")
     (folder / "vazio.md").write_text("# Só o título\n", encoding="utf-8")
     result = docai("search", "pip", "--docs", folder, "--cache-dir", tmp_path / "cache")
     assert result.returncode == 0, result.stderr
-    assert f"1 arquivo(s) ignorado(s); `docai index --docs '{folder}'` mostra os motivos" in (
-        result.stderr)
+    command = f"docai index --docs '{folder}' --cache-dir {tmp_path / 'cache'}"
+    assert f"1 arquivo(s) ignorado(s); `{command}` mostra os motivos" in result.stderr
     listed = docai("index", "--docs", folder, "--cache-dir", tmp_path / "cache")
     assert "vazio.md: nenhum texto sobrou depois de remover a marcação (só títulos" in (
         listed.stdout + listed.stderr)

@@ -61,9 +61,9 @@ def test_an_answer_with_escape_sequences_split_across_pieces_reaches_the_termina
     done = docai("ask", QUESTION, "--docs", evil_docs, "--show-thinking")
     assert done.returncode == 0, done.stderr
     assert_clean(done.stdout, done.stderr)
-    thinking, answer_and_sources = done.stdout.split("\n", 1)
-    assert thinking == "Penso  nisso ."
-    answer, sources = answer_and_sources.split("Fontes:")
+    # piped, the reasoning goes to stderr, labelled: stdout is the answer alone
+    assert "Raciocínio do modelo:\nPenso  nisso .\n" in done.stderr
+    answer, sources = done.stdout.split("Fontes:")
     assert answer.strip() == REPLY_SHOWN
     assert sources.strip().splitlines() == [f"[1] {SHOWN_NAME} > Instalação > Com pip"]
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from docai import messages
 from docai.answer.answerer import Answerer
+from docai.cli.control_echo import no_control_echo
 from docai.cli.render import AnswerPrinter
 from docai.cli.startup import open_retrieval
 from docai.llm.base import make_backend
@@ -36,9 +37,10 @@ def run(settings: Settings, words: Sequence[str]) -> int:
     answerer = Answerer(opened.index, backend, settings, dense=opened.dense)
     events = answerer.answer(question)
     try:
-        for event in events:
-            printer.show(event)
-        printer.finish()
+        with no_control_echo(sys.stdin):
+            for event in events:
+                printer.show(event)
+            printer.finish()
     except KeyboardInterrupt:
         events.close()  # closes the stream: the server stops generating
         printer.interrupted()  # erases a status line, says the answer stopped
@@ -59,11 +61,16 @@ def read_question(words: Sequence[str]) -> tuple[str, str | None]:
         return "", messages.ASK_DASH_WITH_WORDS
     if list(words) == ["-"] or (not words and stdin is not None and not stdin.isatty()):
         text = stdin.read() if stdin is not None else ""
-        if text.strip():
+        if has_words(text):
             return text, None
         # `-` named the input, which was empty; no words at all may be a forgotten question.
         return "", messages.ASK_EMPTY_STDIN if words else messages.ASK_NO_QUESTION
     if not words:
         return "", messages.ASK_NO_QUESTION
     question = " ".join(words)
-    return question, None if question.strip() else messages.ASK_EMPTY_QUESTION
+    return question, None if has_words(question) else messages.ASK_EMPTY_QUESTION
+
+
+def has_words(text: str) -> bool:
+    """Whether `text` can be a question at all: "?" or "..." alone names nothing to search."""
+    return any(character.isalnum() for character in text)

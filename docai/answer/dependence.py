@@ -1,0 +1,72 @@
+"""Does a question lean on the conversation before it, or stand alone?
+
+"e o número de workers?" after "Qual é a porta padrão?" asks for the default number of
+workers: read alone, its words name no subject and the docs seem not to cover it. "Quantas
+cópias de backup são mantidas?" after questions about ports and rate limits asks about
+backups and nothing else: read with them, the old subjects pull their passages above the
+new one. So each question is first told apart, and only one that depends on the
+conversation is retrieved and judged with it (`conversation.Conversation.context_for`,
+`followup.query_in_context`); one that stands alone is retrieved exactly as in a fresh
+session.
+
+A question depends when it says so in its words, as a reader would notice: it opens with a
+connective that continues the last turn ("e …?", "and …?", "what about …?"), it uses a word
+that points back (a third-person pronoun, a demonstrative, "lá", "there", "instead"), or it
+has no word of its own to search for ("e ele?"). The words are closed classes of Portuguese
+and English, kept in `data/followup_markers.txt`. No model call: the decision is
+deterministic, instant and works with the server down; the alternatives (a classifier, or
+asking the model to rewrite every follow-up) cannot be measured without a model.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from docai.text.analysis import default_analyzer
+from docai.text.wordlists import FOLLOWUP_MARKERS, entries
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+class _Markers:
+    """The marker file, parsed: connectives, phrases to drop, words that point back."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.openers = tuple(line[1:].split() for line in lines if line.startswith("^"))
+        self.empty_phrases = tuple(line[1:].split() for line in lines if line.startswith("!"))
+        self.references = frozenset(line for line in lines if line[0] not in "^!")
+
+
+@cache
+def _markers() -> _Markers:
+    return _Markers(entries(FOLLOWUP_MARKERS))
+
+
+def words_of(question: str) -> list[str]:
+    """The question's words, lower case, accents kept ("está" is not "esta")."""
+    return _WORD.findall(question.casefold())
+
+
+def depends_on_conversation(question: str) -> bool:
+    """True when `question` can only be understood with the questions before it."""
+    markers = _markers()
+    words = _without_phrases(words_of(question), markers.empty_phrases)
+    if any(words[: len(opener)] == opener for opener in markers.openers):
+        return True
+    if any(word in markers.references for word in words):
+        return True
+    return not default_analyzer().query_concepts(question)
+
+
+def _without_phrases(words: list[str], phrases: tuple[list[str], ...]) -> list[str]:
+    kept: list[str] = []
+    position = 0
+    while position < len(words):
+        phrase = next((p for p in phrases if words[position: position + len(p)] == p), None)
+        if phrase is None:
+            kept.append(words[position])
+            position += 1
+        else:
+            position += len(phrase)
+    return kept
