@@ -133,6 +133,7 @@ SETS = (
     # Written blind for issue 22 (to choose the retrieval defaults), from the pages alone;
     # not yet scored.
     _fetched("debian-faq", "blind"),
+    _fetched("cpp-annotations", "blind"),
 )
 
 

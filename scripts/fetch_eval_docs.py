@@ -1,6 +1,6 @@
 """Fetch the public documentation the retrieval evaluation runs on.
 
-Eighteen corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
+Nineteen corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
 
 * MkDocs' user guide (`mkdocs-doc`): the set retrieval is tuned and its targets enforced on.
   Real HTML with navigation chrome, code blocks and a long changelog that acts as a distractor;
@@ -56,6 +56,8 @@ Eighteen corpora nobody on the team wrote (so the questions cannot be tuned to o
 * The Debian FAQ (`debian-faq`, DocBook HTML, its 17 English pages: some 150 questions,
   each answered in a few paragraphs): written blind for issue 22, to choose the retrieval
   defaults on; not yet scored.
+* The C++ Annotations (`c++-annotations-html`, 27 pages: a long prose book, one page per
+  chapter, each tens of thousands of words): written blind for issue 22; not yet scored.
 
 Each comes from a Debian package or a PyPI source distribution pinned to one version and
 checked against a SHA-256, so every run evaluates exactly the same text. Idempotent: a stamp
@@ -400,9 +402,20 @@ DEBIAN_FAQ = DebianDocs(
     pattern="*.en.html",
 )
 
+# A long prose book: Frank Brokken's C++ Annotations, one HTML page per chapter (the
+# alphabetical index page is navigation, the front page a script-driven frame).
+CPP_ANNOTATIONS = DebianDocs(
+    name="cpp-annotations",
+    package="c++-annotations-html",
+    version="12.2.0-2",
+    sha256="17cdff3d44c3d6261af9e1339b4afc9b80cd085a0f7ee45489b3c4b6213e4ca9",
+    docs_path="usr/share/doc/c++-annotations/html",
+    excluded=frozenset({"cppindex.html", "index.html"}),
+)
+
 ALL_DOCS = (
     MKDOCS, CLICK, BORG, FISH, FLASK, PYTEST, SPHINX, JINJA, REQUESTS, HATCH, BLACK, WERKZEUG,
-    STARLETTE, DEBIAN_HANDBOOK, MYPY, DEBIAN_REFERENCE, SETUPTOOLS, DEBIAN_FAQ,
+    STARLETTE, DEBIAN_HANDBOOK, MYPY, DEBIAN_REFERENCE, SETUPTOOLS, DEBIAN_FAQ, CPP_ANNOTATIONS,
 )
 
 
