@@ -134,6 +134,7 @@ SETS = (
     # not yet scored.
     _fetched("debian-faq", "blind"),
     _fetched("cpp-annotations", "blind"),
+    _fetched("foca-linux", "blind"),
 )
 
 

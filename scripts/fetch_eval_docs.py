@@ -1,6 +1,6 @@
 """Fetch the public documentation the retrieval evaluation runs on.
 
-Nineteen corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
+Twenty corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
 
 * MkDocs' user guide (`mkdocs-doc`): the set retrieval is tuned and its targets enforced on.
   Real HTML with navigation chrome, code blocks and a long changelog that acts as a distractor;
@@ -58,6 +58,9 @@ Nineteen corpora nobody on the team wrote (so the questions cannot be tuned to o
   defaults on; not yet scored.
 * The C++ Annotations (`c++-annotations-html`, 27 pages: a long prose book, one page per
   chapter, each tens of thousands of words): written blind for issue 22; not yet scored.
+* The Foca GNU/Linux guide (`focalinux-html`, in Brazilian Portuguese: its intermediate and
+  advanced levels, 55 pages), asked mostly in English: written blind for issue 22, for
+  English questions over Portuguese docs; not yet scored.
 
 Each comes from a Debian package or a PyPI source distribution pinned to one version and
 checked against a SHA-256, so every run evaluates exactly the same text. Idempotent: a stamp
@@ -413,9 +416,22 @@ CPP_ANNOTATIONS = DebianDocs(
     excluded=frozenset({"cppindex.html", "index.html"}),
 )
 
+# A manual in Brazilian Portuguese, asked mostly in English: the Foca GNU/Linux guide's
+# intermediate and advanced levels (the beginners' level is left out: most of its text
+# reappears, extended, in the intermediate one).
+FOCA_LINUX = DebianDocs(
+    name="foca-linux",
+    package="focalinux-html",
+    version="2010-09-3.1",
+    sha256="8c1dfc2201f5519571c938683c16cd195ff7cf6c39ae0aee1c58c63fb5b5110a",
+    docs_path="usr/share/doc/focalinux/html",
+    excluded=frozenset({"iniciante/"}),
+)
+
 ALL_DOCS = (
     MKDOCS, CLICK, BORG, FISH, FLASK, PYTEST, SPHINX, JINJA, REQUESTS, HATCH, BLACK, WERKZEUG,
     STARLETTE, DEBIAN_HANDBOOK, MYPY, DEBIAN_REFERENCE, SETUPTOOLS, DEBIAN_FAQ, CPP_ANNOTATIONS,
+    FOCA_LINUX,
 )
 
 
