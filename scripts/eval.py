@@ -1,6 +1,6 @@
 """`make eval`: compare retrieval configurations on the QA sets and enforce the targets.
 
-Eighteen sets: docai's own guide and seventeen documentation collections (`fetch_eval_docs`
+Twenty-one sets: docai's own guide and twenty documentation collections (`fetch_eval_docs`
 fetches them, pinned). Each set's role is "tuned" (its questions were looked at while
 choosing a default), "enforced" (tuned, and its targets gate `make eval`: MkDocs),
 "held-out" (only its figures were seen; printed and checked against the targets, never
