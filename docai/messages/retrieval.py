@@ -90,3 +90,4 @@ DENSE_DIMENSION_UNSTABLE = (
     "o modelo {model!r} passou a gerar vetores de {new} dimensões no meio da sessão (antes: "
     "{old}); o servidor trocou de modelo?"
 )
+EVAL_FILE_TOO_LARGE = "maior que {limit} bytes"
