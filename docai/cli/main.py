@@ -1,7 +1,8 @@
 """The `docai` command: parse the options (`docai.cli.options`) and run the chosen command.
 
 No business logic lives here, only the way every command ends: a DocaiError is one
-`docai: erro:` line and exit status 2, Ctrl-C is 130, output to a full disk one line and 74, anything unexpected one line and 70.
+`docai: erro:` line and exit status 2, Ctrl-C is 130, output to a full disk one line and 74,
+anything unexpected one line and 70.
 """
 
 from __future__ import annotations

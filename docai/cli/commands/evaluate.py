@@ -19,10 +19,10 @@ from docai.cli.terminal_text import json_text, one_line
 from docai.retrieval import evaluation
 from docai.retrieval.evaluation import K_VALUES, QAFileError, Question, Scores, Summary
 from docai.retrieval.verdict import search
+from docai.settings import Settings
 
 # The largest questions file read (a million short questions); `/dev/zero` is not one.
 MAX_QA_BYTES = 256 << 20
-from docai.settings import Settings
 
 
 def run(settings: Settings, qa_file: Path) -> int:
