@@ -8,8 +8,9 @@ stay two. But a lone surrogate is not Unicode, and strict UTF-8 refuses it: ever
 text becomes bytes or leaves docai goes through one of the two functions here, chosen by
 what the bytes are for.
 
-- `key_bytes`: hashes, fingerprints and cache keys. Lossless (`surrogatepass`), so keys
-  never collide, and any valid text hashes exactly as plain UTF-8 (old keys stay valid).
+- `key_bytes`: hashes, fingerprints, cache keys, and patterns matched against text stored
+  as bytes (the chunk table stores it so). Lossless (`surrogatepass`), so keys never
+  collide, and any valid text hashes exactly as plain UTF-8 (old keys stay valid).
 - `valid_text` (and `valid_values` for JSON-shaped data): text that leaves as text, for a
   reader that expects Unicode (JSON on stdout, a request to a model server). Each lone
   surrogate becomes U+FFFD, the replacement character every decoder uses. The terminal

@@ -14,6 +14,9 @@ current folder is used, so `docai` started in a project finds its docs.
 from __future__ import annotations
 
 import argparse
+import errno
+import os
+import stat
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -40,6 +43,8 @@ from docai.settings import (
 )
 
 DEFAULTS = Settings()
+# A config file holds a few lines; a larger one is not a config file.
+MAX_CONFIG_BYTES = 1 << 20
 # The words an on/off setting (`dense`) accepts in the environment and on the command line.
 SWITCH_ON = ("on", "true", "yes", "1", "sim")
 SWITCH_OFF = ("off", "false", "no", "0", "não", "nao")
@@ -138,14 +143,15 @@ KEYS: dict[str, _Key] = {
 def read_config(path: Path) -> dict[str, Any]:
     """The checked values of the config file at `path` ({} when there is none)."""
     try:
-        raw = path.read_bytes()
+        raw = _config_bytes(path)
     except FileNotFoundError:
         return {}
     except OSError as error:
         reason = error.strerror or str(error)
         raise SettingsError(messages.CONFIG_UNREADABLE.format(path=path, reason=reason)) from None
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        # `-sig`: a byte-order mark (Windows editors write one) is not part of the TOML.
+        data = tomllib.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError:
         raise SettingsError(messages.CONFIG_NOT_UTF8.format(path=path)) from None
     except tomllib.TOMLDecodeError as error:
@@ -163,6 +169,19 @@ def read_config(path: Path) -> dict[str, Any]:
                 path=path, key=key, hint=hint, keys=", ".join(KEYS)))
         values[key] = spec.check(path, key, value)
     return values
+
+
+def _config_bytes(path: Path) -> bytes:
+    """The config file's bytes. Opened without waiting (a named pipe there would hang every
+    command) and refused unless a regular file of at most `MAX_CONFIG_BYTES`."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, messages.NOT_A_REGULAR_FILE)
+        raw = handle.read(MAX_CONFIG_BYTES + 1)
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise OSError(errno.EFBIG, messages.CONFIG_TOO_LARGE.format(limit=MAX_CONFIG_BYTES))
+    return raw
 
 
 def sourced_values(

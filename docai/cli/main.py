@@ -1,12 +1,14 @@
 """The `docai` command: parse the options (`docai.cli.options`) and run the chosen command.
 
 No business logic lives here, only the way every command ends: a DocaiError is one
-`docai: erro:` line and exit status 2, Ctrl-C is 130, anything unexpected one line and 70.
+`docai: erro:` line and exit status 2, Ctrl-C is 130, output to a full disk one line and 74,
+anything unexpected one line and 70.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 from collections.abc import Sequence
@@ -18,6 +20,9 @@ from docai.cli.terminal_text import one_line
 from docai.errors import DocaiError, DocsFolderError, SettingsError
 from docai.settings import DOCS_CANDIDATES, ENV_DOCS, Settings, config_file
 
+# A write that failed for want of room (the device, a quota): exit status EX_IOERR.
+FULL_DEVICE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+EX_IOERR = 74
 # The commands whose output has a JSON form.
 JSON_COMMANDS = ("search", "eval")
 
@@ -43,13 +48,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (e.g. `docai search ... | head`): nothing left to say.
         sys.stderr.close()
         return 0
+    except OSError as error:
+        if error.errno not in FULL_DEVICE:
+            return _unexpected(error)
+        # Output to a full disk (`> /dev/full`, a quota): said in one line, and stdout
+        # dropped, so the interpreter's last flush does not fail again on the way out.
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+        print(messages.ERROR_PREFIX.format(message=messages.OUTPUT_FAILED.format(
+            reason=error.strerror or error)), file=sys.stderr)
+        return EX_IOERR
     except Exception as error:  # noqa: BLE001 - last resort: one line, not a traceback
-        if os.environ.get("DOCAI_DEBUG"):
-            raise
-        text = one_line(str(error))
-        print(messages.UNEXPECTED_ERROR.format(kind=type(error).__name__, message=text),
-              file=sys.stderr)
-        return 70
+        return _unexpected(error)
+
+
+def _unexpected(error: Exception) -> int:
+    if os.environ.get("DOCAI_DEBUG"):
+        raise error
+    text = one_line(str(error))
+    print(messages.UNEXPECTED_ERROR.format(kind=type(error).__name__, message=text),
+          file=sys.stderr)
+    return 70
 
 
 def _dispatch(args: argparse.Namespace, settings: Settings, values: dict[str, Sourced]) -> int:

@@ -257,7 +257,7 @@ def _history(err: TextIO) -> History:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o600)
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise OSError(errno.EINVAL, messages.REPL_HISTORY_NOT_A_FILE)
+                raise OSError(errno.EINVAL, messages.NOT_A_REGULAR_FILE)
             os.fchmod(fd, 0o600)
         finally:
             os.close(fd)

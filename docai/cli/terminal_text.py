@@ -49,7 +49,9 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _LABEL_CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}\ud800-\udfff]")
 _LABEL_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 _ESCAPED_BYTES = range(0xDC80, 0xDD00)  # surrogateescape's stand-ins for bytes 0x80-0xff
-_JSON_UNSAFE = re.compile("[\x7f-\x9f]")
+# Also the line and paragraph separators: a JSON line split at them (Python's splitlines,
+# JavaScript) would not parse.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029]")
 
 
 def strip_controls(text: str) -> str:
@@ -71,7 +73,8 @@ def one_line(text: str) -> str:
 
 def json_text(value: Any) -> str:
     """`json.dumps` for a terminal or a pipe: control characters below U+0020 are escaped
-    by JSON itself; DEL and the C1 range, which it leaves raw, are escaped too. A lone
+    by JSON itself; DEL, the C1 range and U+2028/U+2029, which it leaves raw, are escaped
+    too, so one value stays one line whoever splits it. A lone
     surrogate (a byte of a name or question that is not UTF-8) is not Unicode, and a JSON
     reader may refuse it: it becomes U+FFFD (`byte_text.valid_values`)."""
     dumped = json.dumps(valid_values(value), ensure_ascii=False)

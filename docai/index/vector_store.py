@@ -12,8 +12,11 @@ float32 with hex keys (format 1) that was 464 MB, read whole by every process th
 it (1.8 s and as much memory), although a question reads the vectors of 20 chunks. Now the
 keys are raw sha256 digests (32 bytes), sorted, so a lookup is a binary search and no
 Python object is made per key; the vectors are float16 (cosines change by about 1e-3, far
-below what separates two passages), and `load` maps them from the file instead of reading
-them: opening costs the keys alone, and only the rows a question reads come into memory.
+below what separates two passages), and `load` leaves them in the file (`StoredRows`):
+opening costs the keys alone, and only the rows a question reads come into memory. They are
+read with `pread`, not mapped: a file cut short under a running process (another process's
+crash, a full disk, a user's `truncate`) makes a mapped page fault with SIGBUS, which kills
+the process without a word; a read that comes back short is an error docai reports.
 An older format is reported and re-embedded, never read.
 
 The file holds only plain arrays (`keys` as `S32`, `vectors` as float16, scalars for
@@ -23,10 +26,11 @@ pass is not walked again at every start (`docai.retrieval.dense`); a file withou
 one that does not parse, simply has none (a reader of the same format that predates it
 ignores it, a writer drops it: a walk, never a wrong answer). Anything unexpected raises
 `CacheError` with a pt-BR reason; the caller re-embeds, never trusts a half-valid file.
-Mapped rows are not read at load, so a non-finite value is found when its row is read
-(`finite_rows`), and that row is embedded again. Writes are atomic (temp file in the same
-folder, fsync, `os.replace`; a process still reading the replaced file keeps its own
-mapping), so two processes saving at once leave one complete file, never a mix. They also
+Rows are not read at load, so damage is found when a row is read (`sound_rows`: a value
+that is not finite, or a row whose length is not 1, as every embedder's rows are), and that
+row is embedded again. Writes are atomic (temp file in the same folder, fsync,
+`os.replace`; a process still reading the replaced file keeps its own open file), so two
+processes saving at once leave one complete file, never a mix. They also
 hold the cache folder's lock, not for consistency but so that each save can sweep the temp
 files of a killed one. Like every cache file, it is private (0600, in a 0700 folder).
 """
@@ -38,6 +42,7 @@ import hashlib
 import os
 import re
 import struct
+import weakref
 import zipfile
 from pathlib import Path
 from typing import BinaryIO
@@ -55,6 +60,10 @@ DIGEST_DTYPE = np.dtype("S32")  # a key as stored: the raw digest
 VECTOR_DTYPE = np.dtype("<f2")
 _ARRAYS = ("format_version", "model", "dimension", "keys", "vectors")
 _LOCAL_HEADER = struct.Struct("<4s22xHH")  # a zip member's local header: magic .. name, extra
+# How far from 1 a stored row's length may be: float16 rounding moves it by about 1e-3.
+NORM_TOLERANCE = 0.02
+# Above this share of the rows, one read of the whole array beats one read per run of rows.
+WHOLE_READ_SHARE = 0.25
 
 
 class StoredVectors:
@@ -103,7 +112,8 @@ class StoredVectors:
         return np.where(self.digests[at] == digests, at, -1)
 
     def rows(self, rows: np.ndarray) -> np.ndarray:
-        """The vectors of `rows` as float32 (read from the file when mapped)."""
+        """The vectors of `rows` as float32 (read from the file when left there). Raises
+    `StoreCut` when the file was cut short since it was opened."""
         return np.asarray(self.vectors[rows], dtype=np.float32)
 
 
@@ -192,9 +202,14 @@ def _fingerprints(array: np.ndarray | None) -> frozenset[bytes]:
     return frozenset(digest.ljust(DIGEST_DTYPE.itemsize, b"\0") for digest in array.tolist())
 
 
-def finite_rows(vectors: np.ndarray) -> np.ndarray:
-    """Which rows hold only finite numbers (a damaged mapped file may hold others)."""
-    return np.isfinite(vectors).all(axis=1)
+def sound_rows(vectors: np.ndarray) -> np.ndarray:
+    """Which rows can be trusted: finite, and of length 1 (or 0: an embedder's zero row
+    matches nothing). A damaged file may hold others, finite ones included (every value
+    scaled, a flipped exponent bit), which would score far above any true cosine."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        norms = np.linalg.norm(vectors.astype(np.float64), axis=1)
+    return np.isfinite(vectors).all(axis=1) & ((np.abs(norms - 1) <= NORM_TOLERANCE)
+                                               | (norms == 0))
 
 
 def identity(path: Path) -> tuple[int, int, int] | None:
@@ -274,9 +289,62 @@ def _mapped(path: Path, handle: BinaryIO, info: zipfile.ZipInfo) -> np.ndarray:
         raise DamagedArrays("vectors cut short")
     if size == 0:
         return np.zeros(shape, dtype=dtype)
-    # Mapped from the handle checked above, not reopened by path: a file another process
+    # Read from the handle checked above, not reopened by path: a file another process
     # renamed into place meanwhile would otherwise be read at this file's offset.
-    return np.memmap(handle, dtype=dtype, mode="r", offset=offset, shape=shape)
+    rows = StoredRows(handle, offset, (int(shape[0]), int(shape[1])), dtype, path.name)
+    return rows  # type: ignore[return-value]  # an array in all but residence
+
+
+class StoredRows:
+    """A 2-d array left in its file and read on demand with `pread`: indexing it (any numpy
+    index) reads just those rows; `np.asarray` reads it whole.
+
+    Holds its own descriptor of the file (closed when the object goes), so a file renamed
+    over it is not seen, and one cut short raises `StoreCut` instead of faulting."""
+
+    ndim = 2
+
+    def __init__(self, handle: BinaryIO, offset: int, shape: tuple[int, int],
+                 dtype: np.dtype, name: str) -> None:
+        self._name = name
+        self._fd = os.dup(handle.fileno())
+        weakref.finalize(self, os.close, self._fd)
+        self._offset = offset
+        self.shape = shape
+        self.dtype = dtype
+        self._row_bytes = shape[1] * dtype.itemsize
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __array__(self, dtype: np.dtype | None = None, copy: bool | None = None) -> np.ndarray:
+        whole = self._run(0, self.shape[0])
+        return whole if dtype is None else whole.astype(dtype, copy=False)
+
+    def __getitem__(self, index: object) -> np.ndarray:
+        rows = np.arange(self.shape[0])[index]  # type: ignore[call-overload]
+        if rows.ndim == 0:
+            return self[rows.reshape(1)][0]
+        if len(rows) > WHOLE_READ_SHARE * self.shape[0]:
+            return np.asarray(self)[rows]
+        wanted, where = np.unique(rows, return_inverse=True)
+        out = np.empty((len(wanted), self.shape[1]), dtype=self.dtype)
+        # Runs of consecutive rows, one read each.
+        breaks = np.flatnonzero(np.diff(wanted) != 1) + 1
+        for start, stop in zip(np.r_[0, breaks], np.r_[breaks, len(wanted)], strict=True):
+            out[start:stop] = self._run(int(wanted[start]), int(stop - start))
+        return out[where.reshape(-1)]
+
+    def _run(self, first: int, count: int) -> np.ndarray:
+        size = count * self._row_bytes
+        data = os.pread(self._fd, size, self._offset + first * self._row_bytes) if size else b""
+        if len(data) != size:
+            raise StoreCut(messages.DENSE_STORE_CORRUPT.format(file=self._name))
+        return np.frombuffer(data, dtype=self.dtype).reshape(count, self.shape[1]).copy()
+
+
+class StoreCut(CacheError):
+    """The store's file became shorter than its header says while it was open."""
 
 
 def _scalar(array: np.ndarray, kind: str, name: str) -> np.ndarray:

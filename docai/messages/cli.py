@@ -251,4 +251,6 @@ FOLDER_TOO_LONG = (
 )
 CONFIG_TOO_DEEP = "listas ou tabelas aninhadas fundo demais"
 BAD_READ_TIMEOUT_MAX = "--read-timeout vai até {maximum:g} segundos (um dia), recebi {value:g}"
-REPL_HISTORY_NOT_A_FILE = "não é um arquivo comum"
+OUTPUT_FAILED = "não consegui escrever a saída ({reason}); libere espaço ou escreva em outro lugar"
+NOT_A_REGULAR_FILE = "não é um arquivo comum"
+CONFIG_TOO_LARGE = "maior que {limit} bytes: não parece um arquivo de configuração"

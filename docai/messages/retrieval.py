@@ -86,3 +86,8 @@ EVAL_FALLBACKS = (
 )
 EVAL_MISSES = "Sem acerto nos 10 primeiros: {ids}"
 DENSE_CLOSING = "Terminando o cálculo de embeddings em andamento…"
+DENSE_DIMENSION_UNSTABLE = (
+    "o modelo {model!r} passou a gerar vetores de {new} dimensões no meio da sessão (antes: "
+    "{old}); o servidor trocou de modelo?"
+)
+EVAL_FILE_TOO_LARGE = "maior que {limit} bytes"

@@ -60,6 +60,11 @@ SAVE_INTERVAL_S = 60.0
 # stop, waits for at most one call.
 EMBED_BATCH = 4
 QUESTION_CACHE_SIZE = 256
+# What of a question is embedded. E5 reads 512 tokens (about 2,000 characters of prose) and
+# a longer text is embedded window by window and averaged: 100 KB of question took a minute
+# on a CPU, and Ctrl-C waited for it. Tokens are at least a character each, so this many
+# characters is all the model could read at once, and at most a few of its windows.
+MAX_QUERY_CHARS = 2048
 # Below this many chunks left to embed, a progress bar would only flicker.
 MIN_CHUNKS_FOR_BAR = 16
 # A question whose candidates lack this many windows shows a bar while they are embedded.
@@ -157,15 +162,24 @@ class DenseRanking:
         if self._failed is not None or len(candidates) == 0:
             return Reranked(ranked, scores, None)
         try:
-            missing = self._missing(candidates)
-            with progress_for(self._progress, messages.DENSE_QUESTION_PROGRESS, len(missing),
-                              minimum=MIN_WINDOWS_FOR_BAR) as advance:
-                self._embed_windows(missing, advance=advance)
+            # The question first: its size is the embedder's, which the stored vectors must
+            # share (`settle_dimension`) before anything is counted as missing.
             query = self.question_vector(question)
+            # Twice at most: rows found damaged (or a store cut short) when read the first
+            # time are embedded again before ranking, never ranked as zeros.
+            for _attempt in range(2):
+                missing = self._missing(candidates)
+                with progress_for(self._progress, messages.DENSE_QUESTION_PROGRESS,
+                                  len(missing), minimum=MIN_WINDOWS_FOR_BAR) as advance:
+                    self._embed_windows(missing, advance=advance)
+                similarities = self._chunk_similarities(candidates, query)
+                if not self._missing(candidates):
+                    break
         except LLMError as error:
             self._fail(error)
             return Reranked(ranked, scores, None)
-        similarities = self._chunk_similarities(candidates, query)
+        finally:
+            self._report_notices()  # damage found reading, said with this question
         if self._failed is not None:  # vectors of another size: no dense signal to fuse
             return Reranked(ranked, scores, None)
         dense_order = candidates[np.lexsort((self._tiebreak[candidates], -similarities))]
@@ -180,11 +194,13 @@ class DenseRanking:
         return Reranked(fused, fused_scores, float(similarities.max()))
 
     def question_vector(self, question: str) -> np.ndarray:
-        """The question's unit vector (kept for the last questions)."""
+        """The question's unit vector (kept for the last questions), of its first
+        `MAX_QUERY_CHARS` characters."""
         vector = self._questions.get(question)
         if vector is None:
             with self._lock:
-                vector = self.embedder.embed_queries([question])[0]
+                vector = self.embedder.embed_queries([question[:MAX_QUERY_CHARS]])[0]
+            self.vectors.settle_dimension(int(vector.shape[0]))
             self._questions[question] = vector
         return vector
 
@@ -197,7 +213,12 @@ class DenseRanking:
             keys = [self._keys(row) for row in range(len(self.chunks))]
             counts = np.array([len(chunk) for chunk in keys], dtype=np.int64)
             starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-            self._full = (self.vectors.get([key for chunk in keys for key in chunk]), starts)
+            every = [key for chunk in keys for key in chunk]
+            matrix = self.vectors.get(every)
+            if self.vectors.missing(every):  # damage found on reading: walk the pass again
+                self._cursor, self._complete = 0, False
+                return None
+            self._full = (matrix, starts)
         matrix, starts = self._full
         if matrix.shape[1] != query.shape[0]:
             return None

@@ -33,6 +33,11 @@ from docai import messages
 from docai.errors import CacheError
 from docai.index import vector_store
 from docai.index.vector_store import StoredVectors, to_digests
+from docai.llm.errors import LLMError
+
+
+class DimensionChanged(LLMError):
+    """The embedder made vectors of another size than earlier in this session."""
 
 
 class WindowVectors:
@@ -52,6 +57,7 @@ class WindowVectors:
         self._unsaved = 0
         self._new_mark: bytes | None = None  # a collection found complete, not yet saved
         self._merge = not rebuild  # --rebuild: what the file holds must not come back
+        self._session_dimension: int | None = None  # the embedder's, once it has made one
         if rebuild:
             self.notices.append(self._dropped(messages.CACHE_REBUILD_ASKED))
         else:
@@ -84,30 +90,46 @@ class WindowVectors:
                 if not known or key in self._damaged]
 
     def get(self, keys: Sequence[str]) -> np.ndarray:
-        """The vectors of `keys` (every one must be present), one row each. A stored row
-        that is not finite (a damaged file) reads as zeros and is embedded again."""
+        """The vectors of `keys`, one row each. A key without a vector it can trust reads as
+        zeros, and `missing` names it from then on, so the caller embeds it again: a stored
+        row that is damaged (`vector_store.sound_rows`), or every stored row when the file
+        was cut short under this process (the stored table is then dropped, with a notice)."""
         with self._lock:
+            matrix = np.zeros((len(keys), self._dimension()), dtype=np.float32)
+            in_table = [i for i, key in enumerate(keys) if key in self._table]
+            for i in in_table:
+                matrix[i] = self._table[keys[i]]
+            stored_vectors = self._stored
+            if stored_vectors is None or len(in_table) == len(keys):
+                return matrix
             rows = np.full(len(keys), -1, dtype=np.int64)
-            if self._stored is not None:
-                stored_keys = [i for i, key in enumerate(keys) if key not in self._table]
-                rows[stored_keys] = self._stored.find(
-                    to_digests([keys[i] for i in stored_keys]))
+            elsewhere = np.setdiff1d(np.arange(len(keys)), in_table)
+            rows[elsewhere] = stored_vectors.find(to_digests([keys[i] for i in elsewhere]))
             stored = rows >= 0
-            if stored.all() and self._stored is not None:
-                matrix = self._stored.rows(rows)
-            else:
-                matrix = np.zeros((len(keys), self._dimension()), dtype=np.float32)
-                if self._stored is not None and stored.any():
-                    matrix[stored] = self._stored.rows(rows[stored])
-                for i in np.flatnonzero(~stored).tolist():
-                    matrix[i] = self._table[keys[i]]
-            bad = ~vector_store.finite_rows(matrix)
+            try:
+                matrix[stored] = stored_vectors.rows(rows[stored])
+            except CacheError as error:  # cut short: nothing it holds can be read any more
+                self.notices.append(self._dropped(str(error)))
+                self._stored, self._stored_file, self._damaged = None, None, set()
+                return matrix
+            bad = stored & ~vector_store.sound_rows(matrix)
             if bad.any():
                 self._damaged.update(keys[i] for i in np.flatnonzero(bad).tolist())
                 self.notices.append(self._dropped(
                     messages.DENSE_STORE_CORRUPT.format(file=self.path.name)))
                 matrix[bad] = 0.0
             return matrix
+
+    def settle_dimension(self, dimension: int) -> None:
+        """Hear the size of a vector the embedder just made (`add` hears its own).
+
+        The first one this session fixes the size: stored vectors of another size are
+        dropped, since the model behind the name changed between sessions. A later one of
+        another size means the embedder itself is not stable (a server that alternates
+        models): `DimensionChanged`, so dense turns off instead of dropping, mid-question,
+        the vectors it is ranking with."""
+        with self._lock:
+            self._settle(dimension)
 
     def is_complete_for(self, fingerprint: bytes) -> bool:
         """Whether a pass found every window of the collection `fingerprint` here."""
@@ -123,15 +145,10 @@ class WindowVectors:
             self._new_mark = fingerprint
 
     def add(self, keys: Sequence[str], vectors: np.ndarray) -> None:
-        """Remember new vectors (saved by the next `save`). Vectors of another size than the
-        stored ones mean the model behind the name changed: the old ones are dropped."""
+        """Remember new vectors (saved by the next `save`); their size is heard as
+        `settle_dimension` hears it (raising `DimensionChanged`)."""
         with self._lock:
-            known = self._dimension()
-            if known and vectors.shape[1] != known:
-                self.notices.append(self._dropped(messages.DENSE_DIMENSION_CHANGED.format(
-                    new=vectors.shape[1], old=known)))
-                self._table, self._stored, self._damaged = {}, None, set()
-                self._new_mark = None
+            self._settle(int(vectors.shape[1]))
             # Rounded as the file stores them: a question ranks the same before and after a
             # save, in this process and in the next.
             stored_like = vectors.astype(vector_store.VECTOR_DTYPE).astype(np.float32)
@@ -189,7 +206,10 @@ class WindowVectors:
                 usable = np.ones(len(source.digests), dtype=bool)
                 damaged = source.find(to_digests(sorted(self._damaged)))
                 usable[damaged[damaged >= 0]] = False
-                parts.append((source.digests[usable], source.vectors[usable]))
+                try:
+                    parts.append((source.digests[usable], source.vectors[usable]))
+                except CacheError:  # cut short since it was read: what it held is lost
+                    continue
                 if keep is None and not self._damaged:
                     marks.update(source.complete_for)
         digests = np.concatenate([d for d, _ in parts]) if parts else to_digests([])
@@ -202,6 +222,19 @@ class WindowVectors:
             kept = np.isin(digests, to_digests(sorted(keep)))
             digests, vectors = digests[kept], vectors[kept]
         return StoredVectors(self.name, digests, vectors, frozenset(marks))
+
+    def _settle(self, dimension: int) -> None:
+        if self._session_dimension is None:
+            self._session_dimension = dimension
+            known = self._dimension()
+            if known and dimension != known:
+                self.notices.append(self._dropped(messages.DENSE_DIMENSION_CHANGED.format(
+                    new=dimension, old=known)))
+                self._table, self._stored, self._damaged = {}, None, set()
+                self._new_mark = None
+        elif dimension != self._session_dimension:
+            raise DimensionChanged(messages.DENSE_DIMENSION_UNSTABLE.format(
+                model=self.name, new=dimension, old=self._session_dimension))
 
     def _dimension(self) -> int:
         if self._table:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from docai.byte_text import key_bytes
 from docai.text.stopwords import STOP_WORDS
 from docai.text.tokenise import fold_marks, starts_sentence
 
@@ -101,6 +102,6 @@ _ACCENTED = _accented_forms()
 
 
 def _letter(char: str) -> bytes:
-    plain = re.escape(char.encode())
+    plain = re.escape(key_bytes(char))  # the bytes the chunk table stores it as
     accented = _ACCENTED.get(char)
     return b"(?:" + plain + b"|" + accented + b")" if accented else plain

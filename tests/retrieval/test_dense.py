@@ -305,7 +305,7 @@ def test_docai_search_with_embed_model_embeds_candidates_once(
     assert first.returncode == 0, first.stderr
     assert json.loads(first.stdout)["results"]
     sent = fake.embedded_texts()
-    assert sent[-1] == "pip install docai" and len(sent) > 1
+    assert sent[0] == "pip install docai" and len(sent) > 1  # the question, then its windows
 
     again = run_search(docs, tmp_path / "cache", fake.url, "--embed-model", MODEL)
     assert again.returncode == 0, again.stderr

@@ -3,7 +3,8 @@
 `EmbeddingOllama` is the shared fake Ollama plus what choosing a model needs (`/api/tags`,
 `/api/show` with `capabilities`), Ollama's answer when a model cannot embed, a knob to
 fail every embed request after the first N (a server that dies mid-pass) and one to make
-each embed request take a while (a slow CPU, so a pass can be caught half-way).
+each embed request take a while (a slow CPU, so a pass can be caught half-way), and one to
+change the size of the vectors request by request (a server that swaps models under a name).
 `FakeOpenAIEmbeddings` answers `POST /v1/embeddings` as the OpenAI API does (`data` items
 with `index`, sent in reverse order, as a server may).
 """
@@ -18,11 +19,14 @@ from tests.support.fake_ollama import FakeOllama, FakeServer, Responder, hashed_
 
 class EmbeddingOllama(FakeOllama):
     def __init__(
-        self, *, embed_fail_after: int | None = None, embed_delay: float = 0.0, **knobs: Any
+        self, *, embed_fail_after: int | None = None, embed_delay: float = 0.0,
+        embed_sizes: tuple[int, ...] = (), **knobs: Any
     ) -> None:
         super().__init__(**knobs)
         self.embed_fail_after = embed_fail_after
         self.embed_delay = embed_delay
+        # Request n answers vectors of embed_sizes[n % len]; empty: the usual size.
+        self.embed_sizes = embed_sizes
 
     def embedded_texts(self) -> list[str]:
         """Every text sent to /api/embed, in order."""
@@ -51,6 +55,13 @@ class EmbeddingOllama(FakeOllama):
             done = len(self.bodies("/api/embed")) - 1
             if self.embed_fail_after is not None and done >= self.embed_fail_after:
                 respond.send_json(500, {"error": "llama runner process has terminated"})
+                return
+            if self.embed_sizes and model is not None:
+                size = self.embed_sizes[done % len(self.embed_sizes)]
+                texts = body.get("input", [])
+                texts = [texts] if isinstance(texts, str) else list(texts)
+                respond.send_json(200, {"model": body["model"], "embeddings": [
+                    hashed_embedding(text, size) for text in texts]})
                 return
         super().handle(respond, method, path, body, headers)
 

@@ -8,6 +8,7 @@ prints hit@1/3/10, MRR@10, the refusal and the fallback counts.
 
 from __future__ import annotations
 
+import errno
 import sys
 from pathlib import Path
 
@@ -19,6 +20,9 @@ from docai.retrieval import evaluation
 from docai.retrieval.evaluation import K_VALUES, QAFileError, Question, Scores, Summary
 from docai.retrieval.verdict import search
 from docai.settings import Settings
+
+# The largest questions file read (a million short questions); `/dev/zero` is not one.
+MAX_QA_BYTES = 256 << 20
 
 
 def run(settings: Settings, qa_file: Path) -> int:
@@ -59,7 +63,11 @@ def run(settings: Settings, qa_file: Path) -> int:
 
 def load_questions(qa_file: Path) -> tuple[Question, ...]:
     try:
-        text = qa_file.read_text(encoding="utf-8")
+        with open(qa_file, "rb") as handle:  # a pipe too: `docai eval <(gerar-perguntas)`
+            raw = handle.read(MAX_QA_BYTES + 1)
+        if len(raw) > MAX_QA_BYTES:
+            raise OSError(errno.EFBIG, messages.EVAL_FILE_TOO_LARGE.format(limit=MAX_QA_BYTES))
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         reason = getattr(error, "strerror", None) or str(error)
         problem = messages.EVAL_FILE_UNREADABLE.format(file=qa_file, reason=reason)
