@@ -47,16 +47,22 @@ def fake() -> Iterator[FakeOllama]:
         yield server
 
 
+PAUSE = 0.6  # seconds between two pieces of a slow answer
+
+
 @pytest.fixture
 def slow() -> Iterator[FakeOllama]:
-    """A long answer, a few characters every 0.15 s: time to press Ctrl-C in the middle."""
-    with FakeOllama(reply=PARTIAL, think_shape="none", chunk_size=3, chunk_delay=0.15) as server:
+    """A long answer, a few characters at a time: time to press Ctrl-C in the middle."""
+    with FakeOllama(reply=PARTIAL, think_shape="none", chunk_size=3,
+                    chunk_delay=PAUSE) as server:
         yield server
 
 
 def spawn(tmp_path: Path, url: str, *args: str | Path, color: bool = False,
           width: int = 120) -> pexpect.spawn:
     env = docai_env(tmp_path, url)
+    for size in ("COLUMNS", "LINES"):  # as in a login shell: the size is the terminal's
+        env.pop(size, None)
     if color:
         del env["NO_COLOR"]
     return pexpect.spawn(DOCAI, [str(arg) for arg in args], env=env, encoding="utf-8",
@@ -154,10 +160,12 @@ def test_an_interrupted_question_stays_in_the_conversation(
 # --- Ctrl-C on a colour terminal ----------------------------------------------------------------
 
 def interrupted_screen(child: pexpect.spawn, width: int, *, then: str | type) -> list[str]:
+    """Ctrl-C in a pause of the stream, the answer's line drawn whole (a terminal echoes
+    "^C" at the cursor, after it); what the screen shows once the answer stopped."""
     shown = [child.before, child.after]
-    child.expect("Segundo")
+    child.expect("Segundo a doc")
     shown += [child.before, child.after]
-    time.sleep(1.0)  # a few more pieces of the answer drawn live
+    time.sleep(PAUSE / 2)
     child.sendintr()
     child.expect(then)
     shown.append(child.before)
