@@ -17,7 +17,7 @@ import pyte
 import pytest
 
 from tests.support.docai_cli import DOCAI, docai_env
-from tests.support.fake_ollama import FakeOllama
+from tests.support.fake_ollama import FakeOllama, numbered_replies
 from tests.support.network import closed_port_url
 
 PROMPT = "docai>"
@@ -38,12 +38,7 @@ def docs(tmp_path: Path) -> Path:
 @pytest.fixture
 def fake() -> Iterator[FakeOllama]:
     """Every answer is new ("Resposta 1.", "Resposta 2.", …)."""
-    count = iter(range(1, 1000))
-
-    def reply(_body: dict[str, Any]) -> str:
-        return f"Resposta {next(count)}."
-
-    with FakeOllama(reply=reply, think_shape="none") as server:
+    with FakeOllama(reply=numbered_replies(), think_shape="none") as server:
         yield server
 
 
