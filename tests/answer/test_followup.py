@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -25,7 +24,7 @@ from tests.answer.conversation_docs import (
     SWITCH,
     SWITCH_SECTION,
 )
-from tests.support.fake_ollama import FakeOllama
+from tests.support.fake_ollama import FakeOllama, numbered_replies
 from tests.support.sample_docs import write_docs
 
 
@@ -43,12 +42,7 @@ def index(settings: Settings) -> SearchIndex:
 @pytest.fixture
 def numbered() -> Iterator[FakeOllama]:
     """A fake whose every answer is new: "Resposta 1", "Resposta 2", …"""
-    count = iter(range(1, 1000))
-
-    def reply(_body: dict[str, Any]) -> str:
-        return f"Resposta {next(count)}."
-
-    with FakeOllama(reply=reply, think_shape="none") as server:
+    with FakeOllama(reply=numbered_replies(), think_shape="none") as server:
         yield server
 
 

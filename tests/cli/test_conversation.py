@@ -19,7 +19,7 @@ from tests.answer.conversation_docs import (
     FOLLOWUP_SECTION,
 )
 from tests.support.docai_cli import DOCAI, InProcessDocai, docai_env
-from tests.support.fake_ollama import FakeOllama
+from tests.support.fake_ollama import FakeOllama, numbered_replies
 from tests.support.sample_docs import write_docs
 
 PROMPT = "docai>"
@@ -28,12 +28,7 @@ PROMPT = "docai>"
 @pytest.fixture
 def fake() -> Iterator[FakeOllama]:
     """Every answer is new ("Resposta 1.", "Resposta 2.", …), so a replay shows."""
-    count = iter(range(1, 1000))
-
-    def reply(_body: dict[str, Any]) -> str:
-        return f"Resposta {next(count)}."
-
-    with FakeOllama(reply=reply, think_shape="none") as server:
+    with FakeOllama(reply=numbered_replies(), think_shape="none") as server:
         yield server
 
 

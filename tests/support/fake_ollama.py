@@ -632,3 +632,10 @@ def serve_until_interrupted(fake: FakeServer) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def numbered_replies() -> Callable[[dict[str, Any]], str]:
+    """A reply for `FakeOllama(reply=...)` that is new each time ("Resposta 1.", "Resposta
+    2.", …), so a replayed answer or a request's history shows which turn it came from."""
+    count = iter(range(1, 1_000_000))
+    return lambda _body: f"Resposta {next(count)}."
