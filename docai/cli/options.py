@@ -41,6 +41,7 @@ from docai.settings import (
 )
 
 DEFAULTS = Settings()
+LOG_DEFAULT_LIMIT = 10  # `docai log`: the last ten exchanges
 
 DESCRIPTION = """\
 docai responde perguntas sobre a sua pasta de documentação (Markdown, HTML, texto)
@@ -83,6 +84,8 @@ def build_parser() -> ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"docai {__version__}",
                         help=messages.ARGS_VERSION_HELP)
+    parser.add_argument("-c", "--continuar", dest="resume", action="store_true",
+                        help=messages.ARGS_CONTINUE_HELP)
     shared = _shared_options(suppress_defaults=True)
     commands = parser.add_subparsers(dest="command", metavar="COMANDO")
 
@@ -115,6 +118,14 @@ def build_parser() -> ArgumentParser:
         description="Lê um arquivo JSON Lines de perguntas com respostas esperadas e mostra "
         "hit@1, hit@3, hit@10 e MRR@10.")
     evaluate.add_argument("qa_file", type=Path, metavar="QA.jsonl")
+
+    log = commands.add_parser(
+        "log", parents=[shared], help=messages.LOG_COMMAND_HELP,
+        description=messages.LOG_COMMAND_DESCRIPTION)
+    log.add_argument("-n", dest="limit", type=int, metavar="N", default=LOG_DEFAULT_LIMIT,
+                     help=messages.LOG_LIMIT_HELP.format(default=LOG_DEFAULT_LIMIT))
+    log.add_argument("--search", nargs="+", metavar="PALAVRA", default=[],
+                     help=messages.LOG_SEARCH_HELP)
 
     commands.add_parser(
         "config", parents=[shared], help="mostra as configurações em vigor e de onde vêm",
@@ -192,6 +203,9 @@ def _shared_options(suppress_defaults: bool) -> ArgumentParser:
     llm.add_argument("--no-think", action="store_true", default=default(False),
                      help="pede ao modelo que não raciocine antes de responder")
     output = parser.add_argument_group("saída")
+    # None: the config file decides (`log = false`), then the default (on).
+    output.add_argument("--no-log", dest="log", action="store_const", const=False,
+                        default=default(None), help=messages.ARGS_NO_LOG_HELP)
     output.add_argument("-q", "--quiet", dest="verbosity", action=_Verbosity, const=QUIET,
                         default=default(NORMAL), help="mostra só a resposta")
     output.add_argument("-v", "--verbose", dest="verbosity", action=_Verbosity,
@@ -254,6 +268,7 @@ def settings_from_args(
         retrieval=args.retrieval,
         json_output=args.json_output,
         verbosity=args.verbosity,
+        log=values["log"].value,
     )
 
 

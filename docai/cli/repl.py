@@ -27,13 +27,14 @@ from docai.cli.completion import ReplCompleter
 from docai.cli.render import AnswerPrinter
 from docai.cli.repl_commands import Session, find_command, run_command
 from docai.cli.server_check import ServerState, ServerWatch, start_note, watched_backend
+from docai.cli.sessions import open_session_log, record_turn
 from docai.cli.startup import open_retrieval
 from docai.cli.terminal_text import one_line, strip_controls
 from docai.settings import QUIET, Settings, history_file
 from docai.text.analysis import surely_english
 
 
-def run(settings: Settings) -> int:
+def run(settings: Settings, *, resume: bool = False) -> int:
     stdin = sys.stdin or io.StringIO()  # a closed stdin (`docai <&-`) reads as empty input
     interactive = stdin.isatty()
     watch = ServerWatch(settings)
@@ -61,6 +62,7 @@ def run(settings: Settings) -> int:
         answerer, show_thinking=settings.show_thinking, out=sys.stdout, interactive=interactive
     )
     session.server = watch
+    open_session_log(session, settings, resume=resume)
     if interactive and opened.dense is not None:
         session.background = BackgroundPass(opened.dense).start()
     try:
@@ -82,6 +84,8 @@ def run(settings: Settings) -> int:
                 session.background.close(say=lambda line: print(line, file=sys.stderr))
         finally:
             answerer.close()
+            if session.log is not None:
+                session.log.close()
     if interactive:
         print(messages.REPL_GOODBYE, flush=True)
         return 0
@@ -123,6 +127,7 @@ def ask(question: str, session: Session, *, fresh: bool = False) -> None:
     session.last_answer = printer
     recorder = TurnRecorder(question)
     events = session.answerer.answer(question, session.conversation, fresh=fresh)
+    interrupted = False
     try:
         for event in events:
             recorder.see(event)
@@ -132,12 +137,15 @@ def ask(question: str, session: Session, *, fresh: bool = False) -> None:
     except KeyboardInterrupt:
         events.close()
         printer.interrupted()
+        interrupted = True
         if not session.interactive:
+            record_turn(session, recorder, printer, interrupted=True)
             raise
     except BaseException:
         printer.abandon()
         raise
     session.conversation = session.conversation.add(recorder.turn())
+    record_turn(session, recorder, printer, interrupted=interrupted)
     session.out.write("\n")
     session.out.flush()
 

@@ -27,12 +27,15 @@ from docai.cli.server_check import (
     installed_list,
     watched_backend,
 )
+from docai.cli.session_log import SessionLog
+from docai.cli.sessions import list_sessions, resume_session
 from docai.cli.startup import open_retrieval
 from docai.cli.terminal_text import one_line, strip_controls
 from docai.errors import DocaiError
 from docai.llm.errors import LLMError
 from docai.llm.models import find_installed
 from docai.loading import display_name
+from docai.log import SessionSummary
 from docai.settings import MAX_TOP_K, Settings, redact_url
 
 CLEAR_SCREEN = "\x1b[H\x1b[2J"  # cursor home, erase the screen
@@ -53,6 +56,8 @@ class Session:
     server: ServerWatch | None = None  # what is known of the model server (REPL at a terminal)
     conversation: Conversation = field(default_factory=Conversation)  # the turns so far
     background: BackgroundPass | None = None  # embeds the collection while the prompt waits
+    log: SessionLog | None = None  # the log of exchanges (None: --no-log)
+    listed_sessions: list[SessionSummary] = field(default_factory=list)  # the last /sessoes
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +226,8 @@ def _reindex(session: Session, _argument: str) -> None:
 
 def _new_conversation(session: Session, _argument: str) -> None:
     session.conversation = Conversation()
+    if session.log is not None:
+        session.log.start_new()
     _say(session, messages.REPL_NEW_CONVERSATION)
 
 
@@ -264,6 +271,9 @@ COMMANDS: tuple[ReplCommand, ...] = (
     ReplCommand(("/nova", "/new", "/clear"), "", messages.REPL_HELP_NEW, _new_conversation),
     ReplCommand(("/denovo", "/retry"), "", messages.REPL_HELP_RETRY, _retry),
     ReplCommand(("/limpar", "clear"), "", messages.REPL_HELP_CLEAR, _clear_screen),
+    ReplCommand(("/sessoes", "/sessões", "/sessions"), "", messages.REPL_HELP_SESSIONS,
+                list_sessions),
+    ReplCommand(("/retomar", "/resume"), "N", messages.REPL_HELP_RESUME, resume_session),
     ReplCommand(("sair", "exit", "quit", "/sair", "/exit", "/quit", "/bye"), "",
                 messages.REPL_HELP_QUIT, _leave),
 )

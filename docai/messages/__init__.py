@@ -10,4 +10,5 @@ from docai.messages.cli import *  # noqa: F403
 from docai.messages.index import *  # noqa: F403
 from docai.messages.llm import *  # noqa: F403
 from docai.messages.loading import *  # noqa: F403
+from docai.messages.log import *  # noqa: F403
 from docai.messages.retrieval import *  # noqa: F403

@@ -180,6 +180,7 @@ CONFIG_EXAMPLES = {
     "dense": 'dense = "off"',
     "embedder": 'embedder = "nomic-embed-text"',
     "k": "k = 5",
+    "log": "log = false",
 }
 NO_DOCS_FOLDER = (
     "não sei qual pasta de documentação usar: não há {candidates} aqui. Indique-a com "

@@ -35,6 +35,8 @@ REPLIES = {
     "/nova": messages.REPL_NEW_CONVERSATION,
     "/denovo": messages.REPL_NOTHING_TO_RETRY,  # a new session has no last answer
     "sair": None,
+    "/sessoes": messages.SESSIONS_LOG_OFF,  # a Session made here has no log
+    "/retomar": messages.SESSIONS_LOG_OFF,
 }
 
 NewSession = Callable[[], Session]
