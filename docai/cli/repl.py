@@ -24,6 +24,7 @@ from docai.answer.answerer import Answerer
 from docai.answer.recording import TurnRecorder
 from docai.cli.background import BackgroundPass
 from docai.cli.completion import ReplCompleter
+from docai.cli.multiline import block_bindings, join_blocks, unwrap_block
 from docai.cli.render import AnswerPrinter
 from docai.cli.repl_commands import Session, find_command, run_command
 from docai.cli.server_check import ServerState, ServerWatch, start_note, watched_backend
@@ -162,7 +163,9 @@ def _terminal_lines(session: Session, *, announce: bool) -> Iterable[str]:
     watch = session.server
     completer = ReplCompleter(watch.model_names if watch else list)
     prompt = PromptSession[str](
-        history=_history(sys.stderr), completer=completer, complete_while_typing=False
+        history=_history(sys.stderr), completer=completer, complete_while_typing=False,
+        key_bindings=block_bindings(), prompt_continuation=messages.REPL_CONTINUATION,
+        enable_open_in_editor=True,
     )
     if session.background is not None:
         prompt.rprompt = lambda: _progress_text(session, prompt)
@@ -189,7 +192,7 @@ def _terminal_lines(session: Session, *, announce: bool) -> Iterable[str]:
         finally:
             if session.background is not None:
                 session.background.busy()
-        yield line
+        yield unwrap_block(line)
 
 
 def _progress_text(session: Session, prompt: PromptSession[str]) -> str | None:
@@ -243,8 +246,9 @@ def _show_line(
 
 
 def _piped_lines(stdin: TextIO) -> Iterable[str]:
-    """Non-blank lines of piped input (a blank line in a file is not a question to nudge)."""
-    return (line for line in stdin if line.strip())
+    """Non-blank lines of piped input (a blank line in a file is not a question to nudge),
+    a triple-quoted block as one question."""
+    return join_blocks(stdin)
 
 
 def _history(err: TextIO) -> History:

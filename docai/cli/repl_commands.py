@@ -18,6 +18,9 @@ from docai import messages
 from docai.answer.answerer import Answerer
 from docai.answer.conversation import Conversation
 from docai.cli.background import BackgroundPass
+from docai.cli.clipboard import copy_last_answer
+from docai.cli.editor import edit_question
+from docai.cli.info import set_value, show_info
 from docai.cli.passages import snippet, source_label
 from docai.cli.render import AnswerPrinter
 from docai.cli.server_check import (
@@ -31,6 +34,7 @@ from docai.cli.session_log import SessionLog
 from docai.cli.sessions import list_sessions, resume_session
 from docai.cli.startup import open_retrieval
 from docai.cli.terminal_text import one_line, strip_controls
+from docai.cli.transcript import save_conversation
 from docai.errors import DocaiError
 from docai.llm.errors import LLMError
 from docai.llm.models import find_installed
@@ -58,6 +62,11 @@ class Session:
     background: BackgroundPass | None = None  # embeds the collection while the prompt waits
     log: SessionLog | None = None  # the log of exchanges (None: --no-log)
     listed_sessions: list[SessionSummary] = field(default_factory=list)  # the last /sessoes
+
+    def say(self, text: str) -> None:
+        """A command's reply: one or more lines on the REPL's output, shown at once."""
+        self.out.write(text + "\n")
+        self.out.flush()
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,6 +283,11 @@ COMMANDS: tuple[ReplCommand, ...] = (
     ReplCommand(("/sessoes", "/sessões", "/sessions"), "", messages.REPL_HELP_SESSIONS,
                 list_sessions),
     ReplCommand(("/retomar", "/resume"), "N", messages.REPL_HELP_RESUME, resume_session),
+    ReplCommand(("/salvar", "/save"), "ARQUIVO.md", messages.REPL_HELP_SAVE, save_conversation),
+    ReplCommand(("/copiar", "/copy"), "", messages.REPL_HELP_COPY, copy_last_answer),
+    ReplCommand(("/info",), "", messages.REPL_HELP_INFO, show_info),
+    ReplCommand(("/set",), "NOME VALOR", messages.REPL_HELP_SET, set_value),
+    ReplCommand(("/editar", "/edit"), "", messages.REPL_HELP_EDIT, edit_question),
     ReplCommand(("sair", "exit", "quit", "/sair", "/exit", "/quit", "/bye"), "",
                 messages.REPL_HELP_QUIT, _leave),
 )

@@ -16,6 +16,8 @@ import numpy as np
 
 from docai import messages
 from docai.answer.conversation import Conversation, Turn
+from docai.answer.recording import TurnRecorder
+from docai.cli.render import AnswerPrinter
 from docai.cli.terminal_text import strip_controls
 from docai.index.chunk_table import ChunkTable
 from docai.log import (
@@ -114,6 +116,23 @@ class SessionLog:
     def _fail(self, error: LogError) -> None:
         self._log = None
         self._warn(messages.LOG_WARNING.format(problem=strip_controls(str(error))))
+
+
+def record_answer(
+    log: SessionLog | None,
+    recorder: TurnRecorder,
+    printer: AnswerPrinter,
+    settings: Settings,
+    *,
+    interrupted: bool,
+) -> None:
+    """Log the answer `recorder` saw and `printer` showed (or its part before Ctrl-C)."""
+    if log is None:
+        return
+    turn = recorder.turn()
+    status = turn_status(turn, interrupted=interrupted, failed=printer.failed)
+    log.record(logged_exchange(turn, shown=recorder.shown, status=status,
+                               fallback_source=printer.fallback_source, settings=settings))
 
 
 def logged_exchange(

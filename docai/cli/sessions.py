@@ -14,12 +14,7 @@ from typing import TYPE_CHECKING, TextIO
 from docai import messages
 from docai.answer.recording import TurnRecorder
 from docai.cli.render import AnswerPrinter
-from docai.cli.session_log import (
-    SessionLog,
-    conversation_from,
-    logged_exchange,
-    turn_status,
-)
+from docai.cli.session_log import SessionLog, conversation_from, record_answer
 from docai.cli.terminal_text import one_line
 from docai.log import SessionSummary
 from docai.settings import Settings
@@ -54,25 +49,20 @@ def record_turn(
     session: Session, recorder: TurnRecorder, printer: AnswerPrinter, *, interrupted: bool
 ) -> None:
     """Log the turn just answered (or interrupted) in the session's conversation."""
-    if session.log is None:
-        return
-    turn = recorder.turn()
-    status = turn_status(turn, interrupted=interrupted, failed=printer.failed)
-    session.log.record(logged_exchange(
-        turn, shown=recorder.shown, status=status, fallback_source=printer.fallback_source,
-        settings=session.answerer.settings))
+    record_answer(session.log, recorder, printer, session.answerer.settings,
+                  interrupted=interrupted)
 
 
 def list_sessions(session: Session, _argument: str) -> None:
     if session.log is None or not session.log.available:
-        _say(session, messages.SESSIONS_LOG_OFF)
+        session.say(messages.SESSIONS_LOG_OFF)
         return
     listed = session.log.sessions(SESSIONS_LISTED)
     if listed is None:
         return
     session.listed_sessions = listed
     if not listed:
-        _say(session, messages.SESSIONS_NONE)
+        session.say(messages.SESSIONS_NONE)
         return
     lines = [messages.SESSIONS_HEADER]
     for number, summary in enumerate(listed, start=1):
@@ -80,15 +70,15 @@ def list_sessions(session: Session, _argument: str) -> None:
             number=number, time=local_time(summary.last_at), count=summary.exchanges,
             question=_short(summary.first_question)))
     lines.append(messages.SESSIONS_FOOTER)
-    _say(session, "\n".join(lines))
+    session.say("\n".join(lines))
 
 
 def resume_session(session: Session, argument: str) -> None:
     if session.log is None or not session.log.available:
-        _say(session, messages.SESSIONS_LOG_OFF)
+        session.say(messages.SESSIONS_LOG_OFF)
         return
     if not argument:
-        _say(session, messages.RESUME_USAGE)
+        session.say(messages.RESUME_USAGE)
         return
     listed = session.listed_sessions or session.log.sessions(SESSIONS_LISTED) or []
     try:
@@ -97,9 +87,9 @@ def resume_session(session: Session, argument: str) -> None:
         number = 0
     if not 1 <= number <= len(listed):
         if listed:
-            _say(session, messages.RESUME_BAD_NUMBER.format(count=len(listed), value=argument))
+            session.say(messages.RESUME_BAD_NUMBER.format(count=len(listed), value=argument))
         else:
-            _say(session, messages.SESSIONS_NONE)
+            session.say(messages.SESSIONS_NONE)
         return
     _reopen(session, listed[number - 1])
     session.out.flush()
@@ -133,8 +123,3 @@ def _short(text: str) -> str:
 
 def _warn(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
-
-
-def _say(session: Session, text: str) -> None:
-    session.out.write(text + "\n")
-    session.out.flush()

@@ -201,3 +201,16 @@ def test_no_log_and_log_false_write_nothing(
 def test_continuar_is_for_the_repl_only(docai: InProcessDocai, sample_docs: Path) -> None:
     code, _, err = docai("-c", "search", "pip", "--docs", sample_docs)
     assert code == 2 and "--continuar/-c vale só para o modo interativo" in err
+
+
+def test_docai_ask_is_logged_and_continued_by_the_repl(
+    tmp_path: Path, fake: FakeOllama, docai: InProcessDocai
+) -> None:
+    docs = write_docs(tmp_path / "docs")
+    docai.use_env(tmp_path, fake.url)
+    assert docai("ask", QUESTION, "--docs", docs).returncode == 0
+    [entry] = json.loads(docai("log", "--json").stdout)
+    assert (entry["question"], entry["answer"]) == (QUESTION, "Resposta 1.")
+    code, _, err = docai("--docs", docs, "-c", stdin=FOLLOWUP + "\n")
+    assert code == 0 and "Retomando a conversa" in err
+    assert chat_turns(fake.chat_requests[-1]) == [("user", QUESTION), ("assistant", "Resposta 1.")]
