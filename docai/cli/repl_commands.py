@@ -283,7 +283,7 @@ COMMANDS: tuple[ReplCommand, ...] = (
     ReplCommand(("/sessoes", "/sessões", "/sessions"), "", messages.REPL_HELP_SESSIONS,
                 list_sessions),
     ReplCommand(("/retomar", "/resume"), "N", messages.REPL_HELP_RESUME, resume_session),
-    ReplCommand(("/salvar", "/save"), "ARQUIVO.md", messages.REPL_HELP_SAVE, save_conversation),
+    ReplCommand(("/salvar", "/save"), "ARQUIVO", messages.REPL_HELP_SAVE, save_conversation),
     ReplCommand(("/copiar", "/copy"), "", messages.REPL_HELP_COPY, copy_last_answer),
     ReplCommand(("/info",), "", messages.REPL_HELP_INFO, show_info),
     ReplCommand(("/set",), "NOME VALOR", messages.REPL_HELP_SET, set_value),

@@ -51,7 +51,7 @@ SET_DONE = "{name} agora: {value}."
 
 # --- multi-line input and /editar (docai/cli/multiline.py, docai/cli/editor.py) -------------
 REPL_CONTINUATION = "...    "
-REPL_HELP_EDIT = 'abre o $VISUAL/$EDITOR na última pergunta (também Ctrl-X Ctrl-E; """ abre um bloco)'
+REPL_HELP_EDIT = 'edita a pergunta no $EDITOR (ou Ctrl-X Ctrl-E); """ ou Alt-Enter: várias linhas'
 EDIT_NO_EDITOR = (
     "não encontrei um editor: defina VISUAL ou EDITOR (ex.: export EDITOR=nano)"
 )
