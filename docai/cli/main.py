@@ -88,6 +88,10 @@ def _dispatch(args: argparse.Namespace, settings: Settings, values: dict[str, So
         from docai.cli.commands import index
 
         return index.run(settings, embed=args.embed)
+    if args.command == "mcp":
+        from docai.cli.commands import mcp
+
+        return mcp.run(settings)
     if args.command == "eval":
         from docai.cli.commands import evaluate
 

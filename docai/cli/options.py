@@ -128,6 +128,10 @@ def build_parser() -> ArgumentParser:
                      help=messages.LOG_SEARCH_HELP)
 
     commands.add_parser(
+        "mcp", parents=[shared], help=messages.MCP_COMMAND_HELP,
+        description=messages.MCP_COMMAND_DESCRIPTION)
+
+    commands.add_parser(
         "config", parents=[shared], help="mostra as configurações em vigor e de onde vêm",
         description="Mostra a pasta de documentos, o modelo, o servidor, o modelo de "
         "embeddings e k em vigor, e de onde cada um veio: padrão, arquivo de configuração, "
