@@ -62,6 +62,9 @@ exemplos:
   docai --dense off                       só a busca por palavras
   docai eval tests/eval/docai.jsonl       mede a qualidade da busca
   docai config                            mostra as configurações e de onde vêm
+  docai -c                                retoma a última conversa desta pasta
+  docai log -n 5 --search porta           as últimas perguntas e respostas, com as fontes
+  docai mcp --docs ~/projeto/docs         serve a busca a agentes de código (MCP)
 
 variáveis de ambiente (as opções valem mais):
   {ENV_DOCS}        pasta de documentação
@@ -71,7 +74,8 @@ variáveis de ambiente (as opções valem mais):
   DOCAI_CACHE_DIR   onde guardar os índices (padrão: a pasta de cache do usuário)
 
 arquivo de configuração (as variáveis valem mais): config.toml na pasta de configuração do
-usuário (`docai config` mostra onde), com as chaves docs, model, server, dense, embedder e k.
+usuário (`docai config` mostra onde), com as chaves docs, model, server, dense, embedder, k
+e log (log = false não registra as conversas).
 """
 
 
@@ -184,7 +188,7 @@ def _shared_options(suppress_defaults: bool) -> ArgumentParser:
                         help="modelo de embeddings do servidor (ex.: bge-m3), ou auto para o "
                         "melhor instalado no Ollama (padrão: multilingual-e5-small, embutido)")
     search.add_argument("--json", dest="json_output", action="store_true",
-                        default=default(d.json_output), help="saída em JSON (search, eval)")
+                        default=default(d.json_output), help="saída em JSON (search, eval, log)")
     llm = parser.add_argument_group("modelo")
     llm.add_argument("--backend", choices=BACKENDS, default=default(d.backend),
                      help=f"{d.backend} (padrão) ou um servidor compatível com OpenAI")
