@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -214,3 +215,40 @@ def test_docai_ask_is_logged_and_continued_by_the_repl(
     code, _, err = docai("--docs", docs, "-c", stdin=FOLLOWUP + "\n")
     assert code == 0 and "Retomando a conversa" in err
     assert chat_turns(fake.chat_requests[-1]) == [("user", QUESTION), ("assistant", "Resposta 1.")]
+
+
+def test_two_docai_processes_log_at_once_without_losing_an_exchange(
+    tmp_path: Path, fake: FakeOllama, docai: InProcessDocai
+) -> None:
+    docs = write_docs(tmp_path / "docs")
+    questions = "".join(f"{QUESTION} ({n})\n" for n in range(4))
+    env = docai_env(tmp_path, fake.url)
+    docai.use_env(tmp_path, fake.url)
+    docai("index", "--docs", docs)  # one index first: the two runs only read it
+    runs = [subprocess.Popen([DOCAI, "--docs", str(docs)], env=env, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(2)]
+    results = [run.communicate(questions, timeout=120) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], results
+    assert all("aviso" not in err for _, err in results)
+    logged = json.loads(docai("log", "--json", "-n", "0").stdout)
+    assert len(logged) == 8
+    assert sorted({entry["session"] for entry in logged}) == [1, 2]
+    for session in (1, 2):
+        asked = [e["question"] for e in logged if e["session"] == session]
+        assert asked == [f"{QUESTION} ({n})" for n in range(4)]  # in order, none lost
+
+
+def test_info_says_how_much_of_the_collection_is_embedded(
+    tmp_path: Path, fake: FakeOllama, docai: InProcessDocai, dense_on: None
+) -> None:
+    docs = write_docs(tmp_path / "docs")
+    docai.use_env(tmp_path, fake.url)
+    code, out, err = docai("--docs", docs, stdin=f"/info\n{QUESTION}\n/info\n")
+    assert code == 0, err
+    before, after = out.split("docai> /info")[1:]
+    assert "por significado multilingual-e5-small, embutido; 0 de 4 trecho(s) com embeddings" \
+        " (0%)" in before
+    embedded = re.search(r"(\d) de 4 trecho\(s\) com embeddings \((\d+)%\)", after)
+    assert embedded is not None and int(embedded[1]) >= 1  # the question's candidates
+    assert int(embedded[2]) == 25 * int(embedded[1])
