@@ -8,7 +8,6 @@ import json
 import re
 import sqlite3
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,15 +23,8 @@ FOLLOWUP = "e com pipx?"
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeOllama]:
-    """Every answer is new ("Resposta 1.", "Resposta 2.", …)."""
-    count = iter(range(1, 1000))
-
-    def reply(_body: dict[str, Any]) -> str:
-        return f"Resposta {next(count)}."
-
-    with FakeOllama(reply=reply, think_shape="none") as server:
-        yield server
+def fake(numbered_ollama: FakeOllama) -> FakeOllama:
+    return numbered_ollama
 
 
 def log_file(home: Path) -> Path:
