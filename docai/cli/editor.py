@@ -55,6 +55,9 @@ def edit_text(text: str) -> tuple[str | None, str | None]:
 
 
 def edit_question(session: Session, argument: str) -> None:
+    if not session.interactive:  # an editor reading a script's input would wait forever
+        session.say(messages.EDIT_NEEDS_TERMINAL)
+        return
     last = session.conversation.last
     start = argument or (last.question if last is not None else "")
     edited, problem = edit_text(start)

@@ -171,7 +171,11 @@ class ExchangeLog:
 def _private_file(path: Path) -> None:
     """Create the folder (0700) and the file (0600) before SQLite does: SQLite gives the
     WAL and SHM files the mode of the database file, so all three stay private."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    folder = path.parent
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    status = folder.stat()
+    if status.st_uid == os.geteuid() and status.st_mode & 0o077:  # e.g. made by an older docai
+        folder.chmod(0o700)
     descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         os.fchmod(descriptor, 0o600)

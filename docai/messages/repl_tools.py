@@ -56,4 +56,5 @@ EDIT_NO_EDITOR = (
     "não encontrei um editor: defina VISUAL ou EDITOR (ex.: export EDITOR=nano)"
 )
 EDIT_FAILED = "o editor {editor!r} não abriu: {reason}"
+EDIT_NEEDS_TERMINAL = "/editar precisa de um terminal: com a entrada redirecionada, escreva a pergunta no arquivo."
 EDIT_CANCELLED = "Editor fechado sem pergunta: nada perguntado."

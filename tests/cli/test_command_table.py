@@ -41,15 +41,14 @@ REPLIES = {
     "/copiar": messages.COPY_NO_QUESTION,
     "/info": "  modelo          deepseek-r1 (ollama em http://127.0.0.1:9)\n",
     "/set": messages.SET_USAGE.format(names="k, num_ctx, temperature, thinking"),
-    "/editar": messages.EDIT_CANCELLED,  # the editor here ($VISUAL) exits with an error
+    "/editar": messages.EDIT_NEEDS_TERMINAL,  # no editor for a script's input
 }
 
 NewSession = Callable[[], Session]
 
 
 @pytest.fixture
-def new_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> NewSession:
-    monkeypatch.setenv("VISUAL", "false")  # /editar: an editor that opens nothing
+def new_session(tmp_path: Path) -> NewSession:
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "guia.md").write_text(

@@ -119,15 +119,18 @@ def test_editar_and_ctrl_x_ctrl_e_ask_what_the_editor_saved(
     child.expect(pexpect.EOF)
 
 
-def test_editar_without_an_editor_says_how_to_set_one(
-    tmp_path: Path, fake: FakeOllama, docai: InProcessDocai, monkeypatch: pytest.MonkeyPatch
+def test_editar_names_an_editor_that_does_not_open_and_needs_a_terminal(
+    tmp_path: Path, fake: FakeOllama, docai: InProcessDocai
 ) -> None:
-    docs = write_docs(tmp_path / "docs")
+    child = spawn(tmp_path, fake.url, {"VISUAL": str(tmp_path / "no-such-editor --wait")})
+    child.sendline("/editar")
+    child.expect(r"o editor '.*no-such-editor --wait' não abriu: No such file or directory")
+    child.expect(PROMPT)
+    child.sendline("sair")
+    child.expect(pexpect.EOF)
     docai.use_env(tmp_path, fake.url)
-    monkeypatch.setenv("VISUAL", str(tmp_path / "no-such-editor"))
-    code, out, _ = docai("--docs", docs, stdin="/editar\n")
-    assert code == 0
-    assert "o editor" in out and "não abriu" in out
+    code, out, _ = docai("--docs", tmp_path / "docs", stdin="/editar\n")
+    assert code == 0 and "/editar precisa de um terminal" in out
     assert fake.chat_requests == []
 
 
