@@ -58,13 +58,17 @@ def build_server(opened: Opened, settings: Settings) -> MCPServer[Any]:
 
 
 def sources(table: ChunkTable) -> list[dict[str, Any]]:
-    """Each indexed file once, in name order, with its chunk count and distinct headings."""
-    listed: dict[str, dict[str, Any]] = {}
-    for chunk in table:
-        entry = listed.setdefault(chunk.source, {"source": chunk.source, "chunks": 0,
-                                                 "headings": []})
-        entry["chunks"] += 1
-        heading = join_heading(chunk.heading_path)
-        if heading and heading not in entry["headings"]:
-            entry["headings"].append(heading)
-    return [listed[name] for name in sorted(listed)]
+    """Each indexed file once, in name order, with its chunk count and distinct headings
+    (read from the table's columns: no chunk text is decoded)."""
+    parts = list(table.heading_parts)
+    offsets = table.heading_offsets.tolist()
+    headings: dict[int, dict[str, None]] = {}
+    counts: dict[int, int] = {}
+    for row, source in enumerate(table.source_ids.tolist()):
+        counts[source] = counts.get(source, 0) + 1
+        heading = join_heading(tuple(parts[offsets[row]:offsets[row + 1]]))
+        if heading:
+            headings.setdefault(source, {})[heading] = None
+    listed = [{"source": table.sources[source], "chunks": count,
+               "headings": list(headings.get(source, {}))} for source, count in counts.items()]
+    return sorted(listed, key=lambda entry: entry["source"])
