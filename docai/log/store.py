@@ -48,7 +48,8 @@ CREATE TABLE IF NOT EXISTS exchanges (
     status TEXT NOT NULL,
     question TEXT NOT NULL,
     answer TEXT NOT NULL,
-    sources TEXT NOT NULL
+    sources TEXT NOT NULL,
+    searchable TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS exchanges_by_session ON exchanges(session_id, id);
 CREATE INDEX IF NOT EXISTS sessions_by_collection ON sessions(collection, id);
@@ -79,7 +80,6 @@ class ExchangeLog:
             self._db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         except (OSError, sqlite3.Error) as error:
             raise self._error(error) from None
-        self._db.create_function("folded", 1, _folded, deterministic=True)
         try:
             self._prepare()
         except sqlite3.Error as error:
@@ -98,9 +98,10 @@ class ExchangeLog:
     def add(self, session: int, exchange: LoggedExchange) -> int:
         cursor = self._write(
             "INSERT INTO exchanges (session_id, asked_at, collection, model, status, question,"
-            " answer, sources) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            " answer, sources, searchable) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (session, exchange.asked_at, exchange.collection, exchange.model, exchange.status,
-             exchange.question, exchange.answer, _sources_json(exchange.sources)))
+             exchange.question, exchange.answer, _sources_json(exchange.sources),
+             _folded(f"{exchange.question}\n{exchange.answer}")))
         return int(cursor.lastrowid or 0)
 
     # --- reading ------------------------------------------------------------------------------
@@ -111,7 +112,7 @@ class ExchangeLog:
         whose question or answer holds every word (case and accents ignored)."""
         clauses, values = [], []
         for word in words:
-            clauses.append("folded(question || ' ' || answer) LIKE ? ESCAPE '\\'")
+            clauses.append("searchable LIKE ? ESCAPE '\\'")
             values.append(f"%{_like_pattern(_folded(word))}%")
         if collection is not None:
             clauses.append("collection = ?")
@@ -143,6 +144,8 @@ class ExchangeLog:
         if version > SCHEMA_VERSION:
             raise sqlite3.DatabaseError(messages.LOG_NEWER_SCHEMA.format(version=version))
         self._db.execute("PRAGMA journal_mode=WAL")
+        # WAL's usual setting: a crash cannot corrupt the file, and a write costs no fsync.
+        self._db.execute("PRAGMA synchronous=NORMAL")
         if version < SCHEMA_VERSION:
             self._db.executescript(
                 f"BEGIN;{_SCHEMA}PRAGMA user_version = {SCHEMA_VERSION};COMMIT;")
@@ -194,8 +197,10 @@ def _private_companions(path: Path) -> None:
             pass  # not there (yet): nothing to protect
 
 
-def _folded(text: str | None) -> str:
-    return fold_marks(text or "").casefold()
+def _folded(text: str) -> str:
+    """What `--search` matches: case and accents folded, at write time (a search over years
+    of exchanges is then one SQL scan, no Python call per row)."""
+    return fold_marks(text).casefold()
 
 
 def _like_pattern(text: str) -> str:
