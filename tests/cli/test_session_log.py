@@ -135,6 +135,9 @@ def test_sessoes_lists_and_retomar_reopens_a_conversation(
     assert "use /retomar N" in out
     logged = json.loads(docai("log", "--json").stdout)
     assert [e["session"] for e in logged] == [1, 2, 1]
+    found = docai("log", "--search", "PADRAO").stdout  # case and accents folded
+    assert "Qual é o padrão de --num-ctx?" in found and QUESTION not in found
+    assert "Nada no registro com: %." in docai("log", "--search", "%").stdout  # no wildcard
 
 
 @pytest.mark.parametrize("damage", ["garbage", "locked"])
