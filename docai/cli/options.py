@@ -88,7 +88,7 @@ def build_parser() -> ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"docai {__version__}",
                         help=messages.ARGS_VERSION_HELP)
-    parser.add_argument("-c", "--continuar", dest="resume", action="store_true",
+    parser.add_argument("-c", "--continuar", "--continue", dest="resume", action="store_true",
                         help=messages.ARGS_CONTINUE_HELP)
     shared = _shared_options(suppress_defaults=True)
     commands = parser.add_subparsers(dest="command", metavar="COMANDO")
