@@ -66,9 +66,10 @@ def list_sessions(session: Session, _argument: str) -> None:
         return
     lines = [messages.SESSIONS_HEADER]
     for number, summary in enumerate(listed, start=1):
+        current = messages.SESSIONS_CURRENT if summary.id == session.log.session else ""
         lines.append(messages.SESSIONS_ROW.format(
             number=number, time=local_time(summary.last_at), count=summary.exchanges,
-            question=_short(summary.first_question)))
+            question=_short(summary.first_question)) + current)
     lines.append(messages.SESSIONS_FOOTER)
     session.say("\n".join(lines))
 

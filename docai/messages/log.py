@@ -44,6 +44,7 @@ CONTINUE_LOG_OFF = "O registro está desligado (--no-log ou log = false): não h
 RESUMED = "Retomando a conversa de {time} ({count} pergunta(s)); a última: {question}"
 SESSIONS_HEADER = "Conversas com esta pasta (a mais recente primeiro):"
 SESSIONS_ROW = "  {number:>2}  {time}  {count:>3} pergunta(s)  {question}"
+SESSIONS_CURRENT = "  (esta)"
 SESSIONS_FOOTER = "Retome uma com /retomar N."
 SESSIONS_NONE = "Ainda não há conversas registradas com esta pasta."
 SESSIONS_LOG_OFF = "O registro está desligado nesta sessão: não há conversas para listar."

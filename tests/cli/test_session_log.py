@@ -126,7 +126,8 @@ def test_sessoes_lists_and_retomar_reopens_a_conversation(
     code, out, err = docai("--docs", docs, stdin="\n".join(lines) + "\n")
     assert code == 0, err
     listing = out.split("docai> /sessoes", 1)[1]
-    assert re.search(r"1 .* 1 pergunta\(s\)  Qual é o padrão de --num-ctx\?", listing)
+    assert re.search(r"1 .* 1 pergunta\(s\)  Qual é o padrão de --num-ctx\?  \(esta\)\n",
+                     listing)
     assert re.search(r"2 .* 1 pergunta\(s\)  " + re.escape(QUESTION), listing)
     assert "Retomando a conversa de" in listing
     # The follow-up is asked in the first conversation: its exchange, not the second's.
