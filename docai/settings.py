@@ -101,6 +101,7 @@ class Settings:
     retrieval: str = DEFAULT_METHOD  # one of `METHODS`
     json_output: bool = False
     verbosity: int = NORMAL  # QUIET, NORMAL or VERBOSE
+    log: bool = True  # keep each exchange in the log (`docai.log`): `--no-log`, `log = false`
 
     def __post_init__(self) -> None:
         if not 1 <= self.top_k <= MAX_TOP_K:

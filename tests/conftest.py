@@ -73,3 +73,16 @@ def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
 
     real_delay = RetryPolicy.delay
     monkeypatch.setattr(RetryPolicy, "delay", lambda policy, n: real_delay(policy, n) / 100)
+
+
+@pytest.fixture
+def numbered_ollama() -> Iterator[FakeOllama]:
+    """A fake Ollama whose every answer is new ("Resposta 1.", "Resposta 2.", …), so a
+    replayed answer or a request's earlier exchanges show which answer was which."""
+    count = iter(range(1, 1000))
+
+    def reply(_body: object) -> str:
+        return f"Resposta {next(count)}."
+
+    with FakeOllama(reply=reply, think_shape="none") as server:
+        yield server

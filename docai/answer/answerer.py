@@ -156,6 +156,10 @@ class Answerer:
     def backend(self) -> ChatBackend:
         return self._backend
 
+    @property
+    def dense(self) -> DenseRanking | None:
+        return self._dense
+
     def replace_index(self, index: SearchIndex, dense: DenseRanking | None = None) -> None:
         """Use a rebuilt index; cached results of the old one are dropped, not just shadowed."""
         if self._dense is not None and self._dense is not dense:
@@ -170,7 +174,7 @@ class Answerer:
         if backend is not self._backend:
             self._backend.close()
         self._backend = backend
-        if settings.model != self._settings.model:
+        if settings.model != self._settings.model or settings.think != self._settings.think:
             self._think = settings.think
         self._settings = settings
 
@@ -281,7 +285,9 @@ class Answerer:
         digest = hashlib.sha256(
             key_bytes("\x00".join(f"{m.role}\x00{m.content}" for m in prompt.messages))
         ).hexdigest()
-        key = (self._index.fingerprint, backend.name, backend.model, digest)
+        # `/set` may change what the model is asked with, not only what it is sent.
+        options = (self._settings.num_ctx, self._settings.temperature, self._think)
+        key = (self._index.fingerprint, backend.name, backend.model, digest, options)
         recorded = None if fresh else self._answers.get(key)
         if recorded is not None:
             yield CacheReplay()

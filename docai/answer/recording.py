@@ -39,6 +39,11 @@ class TurnRecorder:
         elif isinstance(event, ModelFailed):
             self._complete = False
 
+    @property
+    def shown(self) -> str:
+        """The answer's text so far, finished or not (what the user saw: the log keeps it)."""
+        return "".join(self._text)
+
     def turn(self) -> Turn:
         """The turn as it stands: with the answer only if the model finished it."""
         if self._interrupted:

@@ -137,6 +137,7 @@ KEYS: dict[str, _Key] = {
     "dense": _Key("dense", "--dense", ENV_DENSE, DEFAULTS.dense, _switch),
     "embedder": _Key("embed_model", "--embed-model", None, None, _text),
     "k": _Key("top_k", "-k", None, DEFAULTS.top_k, _count),
+    "log": _Key("log", "--no-log", None, DEFAULTS.log, _switch),
 }
 
 

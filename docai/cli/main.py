@@ -24,7 +24,7 @@ from docai.settings import DOCS_CANDIDATES, ENV_DOCS, Settings, config_file
 FULL_DEVICE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 EX_IOERR = 74
 # The commands whose output has a JSON form.
-JSON_COMMANDS = ("search", "eval")
+JSON_COMMANDS = ("search", "eval", "log")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -75,6 +75,12 @@ def _dispatch(args: argparse.Namespace, settings: Settings, values: dict[str, So
         raise SettingsError(messages.JSON_NOT_SUPPORTED.format(command=args.command or "docai"))
     # Imported lazily: `--help` and usage errors need none of them, and a broken optional
     # stage cannot block the other commands.
+    if args.resume and args.command is not None:
+        raise SettingsError(messages.CONTINUE_ONLY_INTERACTIVE.format(command=args.command))
+    if args.command == "log":
+        from docai.cli.commands import log
+
+        return log.run(settings, values, limit=args.limit, words=args.search)
     if args.command == "config":
         from docai.cli.commands import show_config
 
@@ -101,13 +107,17 @@ def _dispatch(args: argparse.Namespace, settings: Settings, values: dict[str, So
         from docai.cli.commands import index
 
         return index.run(settings, embed=args.embed)
+    if args.command == "mcp":
+        from docai.cli.commands import mcp
+
+        return mcp.run(settings)
     if args.command == "eval":
         from docai.cli.commands import evaluate
 
         return evaluate.run(settings, args.qa_file)
     from docai.cli import repl
 
-    return repl.run(settings)
+    return repl.run(settings, resume=args.resume)
 
 
 def _reopen_closed_streams() -> None:

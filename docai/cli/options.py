@@ -43,6 +43,7 @@ from docai.settings import (
 )
 
 DEFAULTS = Settings()
+LOG_DEFAULT_LIMIT = 10  # `docai log`: the last ten exchanges
 
 DESCRIPTION = """\
 docai responde perguntas sobre a sua pasta de documentação (Markdown, HTML, texto)
@@ -63,6 +64,9 @@ exemplos:
   docai --dense off                       só a busca por palavras
   docai eval tests/eval/docai.jsonl       mede a qualidade da busca
   docai config                            mostra as configurações e de onde vêm
+  docai -c                                retoma a última conversa desta pasta
+  docai log -n 5 --search porta           as últimas perguntas e respostas, com as fontes
+  docai mcp --docs ~/projeto/docs         serve a busca a agentes de código (MCP)
 
 variáveis de ambiente (as opções valem mais):
   {ENV_DOCS}        pasta de documentação
@@ -72,7 +76,8 @@ variáveis de ambiente (as opções valem mais):
   DOCAI_CACHE_DIR   onde guardar os índices (padrão: a pasta de cache do usuário)
 
 arquivo de configuração (as variáveis valem mais): config.toml na pasta de configuração do
-usuário (`docai config` mostra onde), com as chaves docs, model, server, dense, embedder e k.
+usuário (`docai config` mostra onde), com as chaves docs, model, server, dense, embedder, k
+e log (log = false não registra as conversas).
 """
 
 
@@ -85,6 +90,8 @@ def build_parser() -> ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"docai {__version__}",
                         help=messages.ARGS_VERSION_HELP)
+    parser.add_argument("-c", "--continuar", "--continue", dest="resume", action="store_true",
+                        help=messages.ARGS_CONTINUE_HELP)
     shared = _shared_options(suppress_defaults=True)
     commands = parser.add_subparsers(dest="command", metavar="COMANDO")
 
@@ -117,6 +124,18 @@ def build_parser() -> ArgumentParser:
         description="Lê um arquivo JSON Lines de perguntas com respostas esperadas e mostra "
         "hit@1, hit@3, hit@10 e MRR@10.")
     evaluate.add_argument("qa_file", type=Path, metavar="QA.jsonl")
+
+    log = commands.add_parser(
+        "log", parents=[shared], help=messages.LOG_COMMAND_HELP,
+        description=messages.LOG_COMMAND_DESCRIPTION)
+    log.add_argument("-n", dest="limit", type=int, metavar="N", default=LOG_DEFAULT_LIMIT,
+                     help=messages.LOG_LIMIT_HELP.format(default=LOG_DEFAULT_LIMIT))
+    log.add_argument("--search", nargs="+", metavar="PALAVRA", default=[],
+                     help=messages.LOG_SEARCH_HELP)
+
+    commands.add_parser(
+        "mcp", parents=[shared], help=messages.MCP_COMMAND_HELP,
+        description=messages.MCP_COMMAND_DESCRIPTION)
 
     commands.add_parser(
         "config", parents=[shared], help="mostra as configurações em vigor e de onde vêm",
@@ -171,7 +190,7 @@ def _shared_options(suppress_defaults: bool) -> ArgumentParser:
                         help="modelo de embeddings do servidor (ex.: bge-m3), ou auto para o "
                         "melhor instalado no Ollama (padrão: multilingual-e5-small, embutido)")
     search.add_argument("--json", dest="json_output", action="store_true",
-                        default=default(d.json_output), help="saída em JSON (search, eval)")
+                        default=default(d.json_output), help="saída em JSON (search, eval, log)")
     llm = parser.add_argument_group("modelo")
     llm.add_argument("--backend", choices=BACKENDS, default=default(d.backend),
                      help=f"{d.backend} (padrão) ou um servidor compatível com OpenAI")
@@ -194,6 +213,9 @@ def _shared_options(suppress_defaults: bool) -> ArgumentParser:
     llm.add_argument("--no-think", action="store_true", default=default(False),
                      help="pede ao modelo que não raciocine antes de responder")
     output = parser.add_argument_group("saída")
+    # None: the config file decides (`log = false`), then the default (on).
+    output.add_argument("--no-log", dest="log", action="store_const", const=False,
+                        default=default(None), help=messages.ARGS_NO_LOG_HELP)
     output.add_argument("-q", "--quiet", dest="verbosity", action=_Verbosity, const=QUIET,
                         default=default(NORMAL), help="mostra só a resposta")
     output.add_argument("-v", "--verbose", dest="verbosity", action=_Verbosity,
@@ -256,6 +278,7 @@ def settings_from_args(
         retrieval=args.retrieval,
         json_output=args.json_output,
         verbosity=args.verbosity,
+        log=values["log"].value,
     )
 
 

@@ -29,16 +29,18 @@ from docai.cli.background import BackgroundPass
 from docai.cli.commands.ask import has_words
 from docai.cli.completion import ReplCompleter
 from docai.cli.control_echo import no_control_echo
+from docai.cli.multiline import block_bindings, join_blocks, unwrap_block
 from docai.cli.render import AnswerPrinter
 from docai.cli.repl_commands import Session, find_command, run_command
 from docai.cli.server_check import ServerState, ServerWatch, start_note, watched_backend
+from docai.cli.sessions import open_session_log, record_turn
 from docai.cli.startup import open_retrieval
 from docai.cli.terminal_text import one_line, strip_controls
 from docai.settings import QUIET, Settings, history_file
 from docai.text.analysis import surely_english
 
 
-def run(settings: Settings) -> int:
+def run(settings: Settings, *, resume: bool = False) -> int:
     stdin = sys.stdin or io.StringIO()  # a closed stdin (`docai <&-`) reads as empty input
     interactive = stdin.isatty()
     watch = ServerWatch(settings)
@@ -66,6 +68,7 @@ def run(settings: Settings) -> int:
         answerer, show_thinking=settings.show_thinking, out=sys.stdout, interactive=interactive
     )
     session.server = watch
+    open_session_log(session, settings, resume=resume)
     if interactive and opened.dense is not None:
         session.background = BackgroundPass(opened.dense).start()
     try:
@@ -87,6 +90,8 @@ def run(settings: Settings) -> int:
                 session.background.close(say=lambda line: print(line, file=sys.stderr))
         finally:
             answerer.close()
+            if session.log is not None:
+                session.log.close()
     if interactive:
         print(messages.REPL_GOODBYE, flush=True)
         return 0
@@ -128,6 +133,7 @@ def ask(question: str, session: Session, *, fresh: bool = False) -> None:
     session.last_answer = printer
     recorder = TurnRecorder(question)
     events = session.answerer.answer(question, session.conversation, fresh=fresh)
+    interrupted = False
     try:
         with no_control_echo(sys.stdin):
             for event in events:
@@ -139,12 +145,15 @@ def ask(question: str, session: Session, *, fresh: bool = False) -> None:
         events.close()
         printer.interrupted()
         recorder.interrupted()
+        interrupted = True
         if not session.interactive:
+            record_turn(session, recorder, printer, interrupted=True)
             raise
     except BaseException:
         printer.abandon()
         raise
     session.conversation = session.conversation.add(recorder.turn())
+    record_turn(session, recorder, printer, interrupted=interrupted)
     session.out.write("\n")
     session.out.flush()
 
@@ -161,7 +170,9 @@ def _terminal_lines(session: Session, *, announce: bool) -> Iterable[str]:
     watch = session.server
     completer = ReplCompleter(watch.model_names if watch else list)
     prompt = PromptSession[str](
-        history=_history(sys.stderr), completer=completer, complete_while_typing=False
+        history=_history(sys.stderr), completer=completer, complete_while_typing=False,
+        key_bindings=block_bindings(), prompt_continuation=messages.REPL_CONTINUATION,
+        enable_open_in_editor=True,
     )
     if session.background is not None:
         prompt.rprompt = lambda: _progress_text(session, prompt)
@@ -188,7 +199,7 @@ def _terminal_lines(session: Session, *, announce: bool) -> Iterable[str]:
         finally:
             if session.background is not None:
                 session.background.busy()
-        yield line
+        yield unwrap_block(line)
 
 
 def _progress_text(session: Session, prompt: PromptSession[str]) -> str | None:
@@ -242,8 +253,9 @@ def _show_line(
 
 
 def _piped_lines(stdin: TextIO) -> Iterable[str]:
-    """Non-blank lines of piped input (a blank line in a file is not a question to nudge)."""
-    return (line for line in stdin if line.strip())
+    """Non-blank lines of piped input (a blank line in a file is not a question to nudge),
+    a triple-quoted block as one question."""
+    return join_blocks(stdin)
 
 
 def _history(err: TextIO) -> History:

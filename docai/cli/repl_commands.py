@@ -18,6 +18,9 @@ from docai import messages
 from docai.answer.answerer import Answerer
 from docai.answer.conversation import Conversation
 from docai.cli.background import BackgroundPass
+from docai.cli.clipboard import copy_last_answer
+from docai.cli.editor import edit_question
+from docai.cli.info import set_value, show_info
 from docai.cli.passages import snippet, source_label
 from docai.cli.render import AnswerPrinter
 from docai.cli.report import index_command
@@ -28,13 +31,17 @@ from docai.cli.server_check import (
     installed_list,
     watched_backend,
 )
+from docai.cli.session_log import SessionLog
+from docai.cli.sessions import list_sessions, resume_session
 from docai.cli.startup import open_retrieval
 from docai.cli.terminal_text import one_line, strip_controls
+from docai.cli.transcript import save_conversation
 from docai.errors import DocaiError
 from docai.index.build_report import BuildReport
 from docai.llm.errors import LLMError
 from docai.llm.models import find_installed
 from docai.loading import display_name
+from docai.log import SessionSummary
 from docai.settings import MAX_TOP_K, Settings, redact_url
 
 CLEAR_SCREEN = "\x1b[H\x1b[2J"  # cursor home, erase the screen
@@ -55,6 +62,13 @@ class Session:
     server: ServerWatch | None = None  # what is known of the model server (REPL at a terminal)
     conversation: Conversation = field(default_factory=Conversation)  # the turns so far
     background: BackgroundPass | None = None  # embeds the collection while the prompt waits
+    log: SessionLog | None = None  # the log of exchanges (None: --no-log)
+    listed_sessions: list[SessionSummary] = field(default_factory=list)  # the last /sessoes
+
+    def say(self, text: str) -> None:
+        """A command's reply: one or more lines on the REPL's output, shown at once."""
+        self.out.write(text + "\n")
+        self.out.flush()
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,6 +265,8 @@ def reindexed_line(report: BuildReport, before: set[str], after: set[str],
 
 def _new_conversation(session: Session, _argument: str) -> None:
     session.conversation = Conversation()
+    if session.log is not None:
+        session.log.start_new()
     _say(session, messages.REPL_NEW_CONVERSATION)
 
 
@@ -294,6 +310,14 @@ COMMANDS: tuple[ReplCommand, ...] = (
     ReplCommand(("/nova", "/new", "/clear"), "", messages.REPL_HELP_NEW, _new_conversation),
     ReplCommand(("/denovo", "/retry"), "", messages.REPL_HELP_RETRY, _retry),
     ReplCommand(("/limpar", "clear"), "", messages.REPL_HELP_CLEAR, _clear_screen),
+    ReplCommand(("/sessoes", "/sessões", "/sessions"), "", messages.REPL_HELP_SESSIONS,
+                list_sessions),
+    ReplCommand(("/retomar", "/resume"), "N", messages.REPL_HELP_RESUME, resume_session),
+    ReplCommand(("/salvar", "/save"), "ARQUIVO", messages.REPL_HELP_SAVE, save_conversation),
+    ReplCommand(("/copiar", "/copy"), "", messages.REPL_HELP_COPY, copy_last_answer),
+    ReplCommand(("/info",), "", messages.REPL_HELP_INFO, show_info),
+    ReplCommand(("/set",), "NOME VALOR", messages.REPL_HELP_SET, set_value),
+    ReplCommand(("/editar", "/edit"), "", messages.REPL_HELP_EDIT, edit_question),
     ReplCommand(("sair", "exit", "quit", "/sair", "/exit", "/quit", "/bye"), "",
                 messages.REPL_HELP_QUIT, _leave),
 )

@@ -29,7 +29,7 @@ BAD_SERVER_URL = (
     "{option}: endereço inválido {url!r}; use http://HOST:PORTA, ex.: http://127.0.0.1:11434 "
     "(OLLAMA_HOST também aceita HOST:PORTA)"
 )
-JSON_NOT_SUPPORTED = "--json vale para search e eval, não para {command}"
+JSON_NOT_SUPPORTED = "--json vale para search, eval e log, não para {command}"
 
 # --- argparse's own messages, translated (docai/cli/arguments.py, options.py) --------------
 ARGS_USAGE_PREFIX = "uso: "
@@ -190,6 +190,7 @@ CONFIG_EXAMPLES = {
     "dense": 'dense = "off"',
     "embedder": 'embedder = "nomic-embed-text"',
     "k": "k = 5",
+    "log": "log = false",
 }
 NO_DOCS_FOLDER = (
     "não sei qual pasta de documentação usar: não há {candidates} aqui. Indique-a com "

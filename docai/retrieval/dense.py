@@ -288,6 +288,14 @@ class DenseRanking:
                 self._report_notices()
         return PassReport(embedded, self._cursor, total)
 
+    def embedded_chunks(self) -> int:
+        """How many chunks have every window's vector (what `/info` reports): cuts the
+        windows of every chunk not yet looked at, so it is for a user's request, not a loop."""
+        self._advance_cursor()
+        return self._cursor + sum(
+            1 for row in range(self._cursor, len(self.chunks))
+            if not self.vectors.missing(self._keys(row)))
+
     def pending(self) -> bool:
         """Whether some chunk still lacks vectors (after the last pass looked)."""
         return self._cursor < len(self.chunks)

@@ -35,6 +35,13 @@ REPLIES = {
     "/nova": messages.REPL_NEW_CONVERSATION,
     "/denovo": messages.REPL_NOTHING_TO_RETRY,  # a new session has no last answer
     "sair": None,
+    "/sessoes": messages.SESSIONS_LOG_OFF,  # a Session made here has no log
+    "/retomar": messages.SESSIONS_LOG_OFF,
+    "/salvar": messages.SAVE_USAGE,
+    "/copiar": messages.COPY_NO_QUESTION,
+    "/info": "  modelo          deepseek-r1 (ollama em http://127.0.0.1:9)\n",
+    "/set": messages.SET_USAGE.format(names="k, num_ctx, temperature, thinking"),
+    "/editar": messages.EDIT_NEEDS_TERMINAL,  # no editor for a script's input
 }
 
 NewSession = Callable[[], Session]
@@ -100,17 +107,28 @@ def test_the_help_shows_every_command_with_the_current_values(new_session: NewSe
         assert f"\n  {command.usage} " in shown
     assert shown == (
         "Comandos:\n"
-        "  /ajuda          mostra esta ajuda\n"
-        "  /fontes         fontes da última resposta, com seção e o começo de cada trecho\n"
-        "  /pensamento     mostra ou oculta o raciocínio do modelo (agora: oculto)\n"
-        "  /k N            quantos trechos recuperar (agora: 3; de 1 a 20)\n"
-        "  /modelo NOME    troca o modelo (agora: deepseek-r1)\n"
-        "  /reindexar      relê a pasta de documentos e atualiza o índice\n"
-        "  /nova           começa uma conversa nova, sem as perguntas anteriores"
+        "  /ajuda             mostra esta ajuda\n"
+        "  /fontes            fontes da última resposta, com seção e o começo de cada trecho\n"
+        "  /pensamento        mostra ou oculta o raciocínio do modelo (agora: oculto)\n"
+        "  /k N               quantos trechos recuperar (agora: 3; de 1 a 20)\n"
+        "  /modelo NOME       troca o modelo (agora: deepseek-r1)\n"
+        "  /reindexar         relê a pasta de documentos e atualiza o índice\n"
+        "  /nova              começa uma conversa nova, sem as perguntas anteriores"
         " (também /new, /clear)\n"
-        "  /denovo         gera de novo a última resposta, sem usar o cache (também /retry)\n"
-        "  /limpar         limpa a tela (também clear ou Ctrl-L)\n"
-        "  sair            encerra (também exit, quit ou Ctrl-D)\n"
+        "  /denovo            gera de novo a última resposta, sem usar o cache (também /retry)\n"
+        "  /limpar            limpa a tela (também clear ou Ctrl-L)\n"
+        "  /sessoes           lista as conversas anteriores com esta pasta\n"
+        "  /retomar N         retoma a conversa N de /sessoes\n"
+        "  /salvar ARQUIVO    grava a conversa em Markdown, com as fontes\n"
+        "  /copiar            copia a última resposta, com as fontes, para a área de"
+        " transferência\n"
+        "  /info              mostra tudo o que está em vigor: modelo, pasta, índice, busca,"
+        " registro\n"
+        "  /set NOME VALOR    muda k, num_ctx, temperature ou thinking"
+        " (ex.: /set temperature 0.7)\n"
+        '  /editar            edita a pergunta no $EDITOR (ou Ctrl-X Ctrl-E); """ ou Alt-Enter:'
+        " várias linhas\n"
+        "  sair               encerra (também exit, quit ou Ctrl-D)\n"
         "Ctrl-C interrompe uma resposta em andamento.\n"
     )
 
@@ -121,7 +139,8 @@ def test_an_unknown_command_names_every_command(new_session: NewSession) -> None
     hint = _said(session)
     assert hint == (
         "comando desconhecido: /xyz. Comandos: /ajuda, /fontes, /pensamento, /k N, "
-        "/modelo NOME, /reindexar, /nova, /denovo, /limpar (e sair)\n"
+        "/modelo NOME, /reindexar, /nova, /denovo, /limpar, /sessoes, /retomar N, "
+        "/salvar ARQUIVO, /copiar, /info, /set NOME VALOR, /editar (e sair)\n"
     )
     for command in COMMANDS:
         assert command.usage in hint

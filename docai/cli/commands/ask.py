@@ -18,7 +18,9 @@ from collections.abc import Sequence
 from docai import messages
 from docai.answer.answerer import Answerer
 from docai.cli.control_echo import no_control_echo
+from docai.answer.recording import TurnRecorder
 from docai.cli.render import AnswerPrinter
+from docai.cli.session_log import SessionLog, record_answer
 from docai.cli.startup import open_retrieval
 from docai.llm.base import make_backend
 from docai.settings import Settings
@@ -35,21 +37,28 @@ def run(settings: Settings, words: Sequence[str]) -> int:
     printer = AnswerPrinter(sys.stdout, sys.stderr, show_thinking=settings.show_thinking,
                             english=surely_english(question), verbosity=settings.verbosity)
     answerer = Answerer(opened.index, backend, settings, dense=opened.dense)
+    log = SessionLog.open(settings, warn=lambda line: print(line, file=sys.stderr))
+    recorder = TurnRecorder(question)
     events = answerer.answer(question)
     try:
         with no_control_echo(sys.stdin):
             for event in events:
+                recorder.see(event)
                 printer.show(event)
             printer.finish()
     except KeyboardInterrupt:
         events.close()  # closes the stream: the server stops generating
         printer.interrupted()  # erases a status line, says the answer stopped
+        record_answer(log, recorder, printer, settings, interrupted=True)
         return 130
     except BaseException:
         printer.abandon()
         raise
     finally:
         answerer.close()
+    record_answer(log, recorder, printer, settings, interrupted=False)
+    if log is not None:
+        log.close()
     return 1 if printer.failed else 0
 
 

@@ -1,0 +1,88 @@
+"""`docai log`: the last exchanges of the log, oldest first (the newest ends where the eye is).
+
+Every docs folder's by default; with `--docs` given on the command line, only that
+folder's. `--json` writes one JSON array on stdout (the fields of `LoggedExchange`, sources
+as `{source, heading, chunk}`), `--search` keeps the exchanges holding every word. Reading
+never creates the log: a user who never asked anything has nothing to see, not a new file.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from typing import Any
+
+from docai import messages
+from docai.cli.config import Sourced
+from docai.cli.session_log import collection_of
+from docai.cli.sessions import local_time
+from docai.cli.terminal_text import json_text, one_line, strip_controls
+from docai.errors import SettingsError
+from docai.log import ExchangeLog, LoggedExchange, default_log_path
+from docai.settings import Settings, config_file
+
+ANSWER_LINES = 3  # of each answer, in the plain listing
+WIDTH = 96
+
+
+def run(settings: Settings, values: dict[str, Sourced], *, limit: int,
+        words: Sequence[str]) -> int:
+    if limit < 0:
+        raise SettingsError(messages.LOG_BAD_LIMIT.format(value=limit))
+    given_docs = values["docs"].origin.kind == messages.ORIGIN_OPTION
+    path = default_log_path()
+    exchanges: list[LoggedExchange] = []
+    if path.exists():
+        log = ExchangeLog(path)
+        try:
+            exchanges = log.recent(limit or None, words=words,
+                                   collection=collection_of(settings) if given_docs else None)
+        finally:
+            log.close()
+    if settings.json_output:
+        print(json_text([as_json(exchange) for exchange in exchanges]))
+        return 0
+    if not exchanges:
+        print(messages.LOG_NOTHING_FOUND.format(words=" ".join(words)) if words
+              else messages.LOG_EMPTY)
+        if not settings.log:
+            print(messages.LOG_OFF_NOTE.format(path=config_file()))
+        return 0
+    print("\n\n".join(_human(exchange) for exchange in exchanges))
+    return 0
+
+
+def as_json(exchange: LoggedExchange) -> dict[str, Any]:
+    return {
+        "id": exchange.id,
+        "session": exchange.session,
+        "time": exchange.asked_at,
+        "docs": exchange.collection,
+        "model": exchange.model,
+        "status": str(exchange.status),
+        "question": exchange.question,
+        "answer": exchange.answer,
+        "sources": [{"source": s.source, "heading": s.heading, "chunk": s.chunk}
+                    for s in exchange.sources],
+    }
+
+
+def _human(exchange: LoggedExchange) -> str:
+    lines = [messages.LOG_ENTRY_HEADER.format(
+        id=exchange.id, time=local_time(exchange.asked_at), docs=one_line(exchange.collection),
+        model=one_line(exchange.model), status=messages.LOG_STATUS.get(exchange.status, ""))]
+    lines.append(messages.LOG_QUESTION.format(text=_folded(exchange.question, 2)))
+    answer = _folded(exchange.answer, ANSWER_LINES) if exchange.answer else messages.LOG_NO_ANSWER
+    lines.append(messages.LOG_ANSWER.format(text=answer))
+    if exchange.sources:
+        cited = "; ".join(f"[{n}] {one_line(s.label)}"
+                          for n, s in enumerate(exchange.sources, start=1))
+        lines.append(messages.LOG_SOURCES.format(sources=cited))
+    return "\n".join(lines)
+
+
+def _folded(text: str, lines: int) -> str:
+    """`text` on at most `lines` lines of the listing, continuation lines indented."""
+    flat = " ".join(strip_controls(text).split())
+    short = textwrap.shorten(flat, width=WIDTH * lines, placeholder=" …")
+    return "\n     ".join(textwrap.wrap(short, width=WIDTH)[:lines])

@@ -1,0 +1,34 @@
+"""`docai mcp`: serve the docs folder's retrieval to coding agents over MCP (stdio).
+
+stdout is the protocol's channel, so everything docai says (index notes, the ready line)
+goes to stderr, and no progress bar is drawn. The SDK is an optional extra (`docai[mcp]`):
+without it, one line says how to install it.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from docai import messages
+from docai.cli.startup import open_retrieval
+from docai.cli.terminal_text import one_line
+from docai.errors import DocaiError
+from docai.index.chunk_table import ChunkTable
+from docai.settings import QUIET, Settings
+
+
+def run(settings: Settings) -> int:
+    try:
+        from docai.mcp_server import build_server
+    except ImportError as error:
+        if (error.name or "").split(".")[0] not in ("mcp", "mcp_types"):
+            raise
+        raise DocaiError(messages.MCP_MISSING) from None
+    opened = open_retrieval(settings, sys.stderr, progress=False)
+    if settings.verbosity > QUIET:
+        table = ChunkTable.of(opened.index.chunks)
+        print(messages.MCP_READY.format(chunks=len(table), files=len(table.sources),
+                                        docs=one_line(str(settings.docs_dir))),
+              file=sys.stderr, flush=True)
+    build_server(opened, settings).run("stdio")
+    return 0

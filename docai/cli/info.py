@@ -1,0 +1,146 @@
+"""`/info`: everything in force, on one screen; `/set NOME VALOR`: change what may change
+mid-session (k, num_ctx, temperature, thinking).
+
+`/set` checks a value exactly as the option does: the new Settings are built with
+`dataclasses.replace`, whose checks are the ones `-k`, `--num-ctx` and `--temperature` go
+through, so the message is the option's own.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from docai import messages
+from docai.cli.config import on_off
+from docai.cli.startup import embedder_label
+from docai.cli.terminal_text import one_line
+from docai.errors import SettingsError
+from docai.index.chunk_table import ChunkTable
+from docai.settings import Settings, redact_url
+
+if TYPE_CHECKING:  # the command table imports this module
+    from docai.cli.repl_commands import Session
+
+
+def info_text(session: Session) -> str:
+    answerer = session.answerer
+    settings = answerer.settings
+    table = ChunkTable.of(answerer.index.chunks)
+    url = settings.ollama_url if settings.backend == "ollama" else settings.base_url or ""
+    coverage = (settings.min_coverage if settings.min_coverage is not None
+                else answerer.index.params.min_coverage)
+    lines = [
+        messages.INFO_MODEL.format(model=one_line(settings.model), backend=settings.backend,
+                                   url=one_line(redact_url(url))),
+        messages.INFO_DOCS.format(docs=one_line(str(settings.docs_dir.expanduser().resolve()))),
+        messages.INFO_CACHE.format(cache=one_line(str(settings.resolved_cache_dir()))),
+        messages.INFO_INDEX.format(chunks=len(table), files=len(table.sources)),
+        messages.INFO_RETRIEVAL.format(method=settings.retrieval, k=settings.top_k,
+                                       coverage=coverage),
+        _dense_line(session, len(table)),
+        messages.INFO_CONTEXT.format(num_ctx=settings.num_ctx, temperature=settings.temperature),
+        messages.INFO_THINKING.format(
+            requested=_thinking_requested(settings.think),
+            shown=messages.REPL_SHOWN if session.show_thinking else messages.REPL_HIDDEN),
+        _log_line(session),
+        messages.INFO_CONVERSATION.format(turns=len(session.conversation.turns)),
+        messages.INFO_SET_HINT,
+    ]
+    return "\n".join(lines)
+
+
+def show_info(session: Session, _argument: str) -> None:
+    session.say(info_text(session))
+
+
+@dataclass(frozen=True, slots=True)
+class Settable:
+    """One setting `/set` changes: how its text is read and how Settings take it."""
+
+    parse: Callable[[str], Any]
+    apply: Callable[[Settings, Any], Settings]
+    kind: str  # what the value must be, for the message when it is not
+
+
+def _switch(text: str) -> bool:
+    switched = on_off(text)
+    if switched is None:
+        raise ValueError(text)
+    return switched
+
+
+SETTABLE: dict[str, Settable] = {
+    "k": Settable(int, lambda s, v: replace(s, top_k=v), messages.ARGS_TYPE_INT),
+    "num_ctx": Settable(int, lambda s, v: replace(s, num_ctx=v), messages.ARGS_TYPE_INT),
+    "temperature": Settable(float, lambda s, v: replace(s, temperature=v),
+                            messages.ARGS_TYPE_FLOAT),
+    "thinking": Settable(_switch, lambda s, v: replace(s, think=v), ""),
+}
+ALIASES = {"top_k": "k", "temperatura": "temperature", "pensamento": "thinking",
+           "think": "thinking", "ctx": "num_ctx"}
+
+
+def set_value(session: Session, argument: str) -> None:
+    names = ", ".join(SETTABLE)
+    name, _, value = argument.partition(" ")
+    value = value.strip()
+    if not name or not value:
+        session.say(messages.SET_USAGE.format(names=names))
+        return
+    key = name.casefold().replace("-", "_")
+    key = ALIASES.get(key, key)
+    settable = SETTABLE.get(key)
+    if settable is None:
+        shown = one_line(name)
+        close = difflib.get_close_matches(key, [*SETTABLE, *ALIASES], n=1, cutoff=0.6)
+        session.say(messages.SET_UNKNOWN_CLOSE.format(
+            name=shown, match=ALIASES.get(close[0], close[0]), names=names) if close
+            else messages.SET_UNKNOWN.format(name=shown, names=names))
+        return
+    try:
+        parsed = settable.parse(value)
+    except ValueError:
+        problem = (messages.SET_BAD_SWITCH.format(value=value) if not settable.kind
+                   else messages.SET_ERROR.format(name=key, message=messages.ARGS_INVALID_VALUE
+                                                  .format(value=repr(value), kind=settable.kind)))
+        session.say(problem)
+        return
+    answerer = session.answerer
+    try:
+        settings = settable.apply(answerer.settings, parsed)
+    except SettingsError as error:
+        session.say(messages.SET_ERROR.format(name=key, message=error))
+        return
+    answerer.reconfigure(settings, answerer.backend)
+    shown_value = ("on" if parsed else "off") if isinstance(parsed, bool) else f"{parsed:g}"
+    session.say(messages.SET_DONE.format(name=key, value=shown_value))
+
+
+def _dense_line(session: Session, chunks: int) -> str:
+    dense = session.answerer.dense
+    if dense is None:
+        return messages.INFO_DENSE_OFF
+    if not dense.active:
+        return messages.INFO_DENSE_FAILED
+    embedded = dense.embedded_chunks()
+    return messages.INFO_DENSE.format(
+        embedder=embedder_label(dense.embedder.name), embedded=embedded, chunks=chunks,
+        percent=100 * embedded // chunks if chunks else 100)
+
+
+def _thinking_requested(think: bool | None) -> str:
+    if think is None:
+        return messages.INFO_THINKING_SERVER
+    return messages.INFO_THINKING_ASKED if think else messages.INFO_THINKING_NOT_ASKED
+
+
+def _log_line(session: Session) -> str:
+    log = session.log
+    if log is None:
+        return messages.INFO_LOG_OFF
+    if log.path is None:
+        return messages.INFO_LOG_BROKEN
+    return messages.INFO_LOG_ON.format(path=one_line(str(log.path)))

@@ -1,0 +1,187 @@
+"""The link between a REPL run (or one `docai ask`) and the log of exchanges.
+
+The log is a convenience, never a condition: when its file is damaged, locked by another
+program or on a full disk, the user gets one warning naming the file and the fix, and the
+session goes on without it (no further attempt, so no further pause). A session's row is
+created with its first exchange, so a REPL opened and closed without a question leaves
+nothing behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from docai import messages
+from docai.answer.conversation import Conversation, Turn
+from docai.answer.recording import TurnRecorder
+from docai.cli.render import AnswerPrinter
+from docai.cli.terminal_text import strip_controls
+from docai.index.chunk_table import ChunkTable
+from docai.log import (
+    ExchangeLog,
+    LogError,
+    LoggedExchange,
+    LoggedSource,
+    SessionSummary,
+    Status,
+    default_log_path,
+    now_utc,
+)
+from docai.records import Chunk, Hit
+from docai.retrieval.search_index import SearchIndex
+from docai.settings import Settings
+
+
+def collection_of(settings: Settings) -> str:
+    """What the log knows a docs folder by: its absolute path."""
+    return str(settings.docs_dir.expanduser().resolve())
+
+
+class SessionLog:
+    """Writes one session's exchanges; `warn` gets the one line said when the log fails."""
+
+    def __init__(
+        self, log: ExchangeLog | None, collection: str, warn: Callable[[str], None]
+    ) -> None:
+        self._log = log
+        self.collection = collection
+        self._warn = warn
+        self.session: int | None = None  # created with the first exchange
+
+    @classmethod
+    def open(
+        cls, settings: Settings, warn: Callable[[str], None], path: Path | None = None
+    ) -> SessionLog | None:
+        """The log `settings` ask for (None with `--no-log` or `log = false`)."""
+        if not settings.log:
+            return None
+        session_log = cls(None, collection_of(settings), warn)
+        try:
+            session_log._log = ExchangeLog(path or default_log_path())
+        except LogError as error:
+            session_log._fail(error)
+        return session_log
+
+    @property
+    def available(self) -> bool:
+        return self._log is not None
+
+    @property
+    def path(self) -> Path | None:
+        return self._log.path if self._log is not None else None
+
+    def close(self) -> None:
+        if self._log is not None:
+            self._log.close()
+
+    def start_new(self) -> None:
+        """The next exchange opens a new session (`/nova`)."""
+        self.session = None
+
+    def record(self, exchange: LoggedExchange) -> None:
+        if self._log is None:
+            return
+        try:
+            if self.session is None:
+                self.session = self._log.start_session(self.collection)
+            self._log.add(self.session, exchange)
+        except LogError as error:
+            self._fail(error)
+
+    def sessions(self, limit: int) -> list[SessionSummary] | None:
+        """This docs folder's last sessions, newest first (None when the log failed)."""
+        if self._log is None:
+            return None
+        try:
+            return self._log.sessions(self.collection, limit)
+        except LogError as error:
+            self._fail(error)
+            return None
+
+    def reopen(self, session: int) -> list[LoggedExchange] | None:
+        """The exchanges of `session`, which later exchanges now continue."""
+        if self._log is None:
+            return None
+        try:
+            exchanges = self._log.session_exchanges(session)
+        except LogError as error:
+            self._fail(error)
+            return None
+        self.session = session
+        return exchanges
+
+    def _fail(self, error: LogError) -> None:
+        self._log = None
+        self._warn(messages.LOG_WARNING.format(problem=strip_controls(str(error))))
+
+
+def record_answer(
+    log: SessionLog | None,
+    recorder: TurnRecorder,
+    printer: AnswerPrinter,
+    settings: Settings,
+    *,
+    interrupted: bool,
+) -> None:
+    """Log the answer `recorder` saw and `printer` showed (or its part before Ctrl-C)."""
+    if log is None:
+        return
+    turn = recorder.turn()
+    status = turn_status(turn, interrupted=interrupted, failed=printer.failed)
+    log.record(logged_exchange(turn, shown=recorder.shown, status=status,
+                               fallback_source=printer.fallback_source, settings=settings))
+
+
+def logged_exchange(
+    turn: Turn,
+    *,
+    shown: str,
+    status: Status,
+    fallback_source: str | None,
+    settings: Settings,
+) -> LoggedExchange:
+    """An exchange as the log keeps it: `shown` is the text the user saw (all of it for a
+    finished answer, the part before Ctrl-C for an interrupted one)."""
+    sources = tuple(LoggedSource(hit.chunk.source, hit.chunk.heading, hit.chunk.ordinal)
+                    for hit in turn.sources)
+    if not sources and fallback_source:
+        sources = (LoggedSource(fallback_source),)
+    return LoggedExchange(
+        question=turn.question, answer=shown.strip(), status=status, model=settings.model,
+        collection=collection_of(settings), asked_at=now_utc(), sources=sources)
+
+
+def turn_status(turn: Turn, *, interrupted: bool, failed: bool) -> Status:
+    if interrupted:
+        return Status.INTERRUPTED
+    if failed:
+        return Status.FAILED
+    return Status.ANSWERED if turn.answer else Status.NOT_COVERED
+
+
+def conversation_from(exchanges: Sequence[LoggedExchange], index: SearchIndex) -> Conversation:
+    """A logged session as the conversation the next question continues: the model is
+    sent the finished answers (as when they were given), retrieval the questions. Sources
+    are found again in today's index; a passage that is gone is left out."""
+    table = ChunkTable.of(index.chunks)
+    turns = []
+    for exchange in exchanges:
+        hits = tuple(Hit(chunk, 0.0) for source in exchange.sources
+                     if (chunk := _chunk_of(table, source)) is not None)
+        answer = exchange.answer if exchange.status == Status.ANSWERED else ""
+        turns.append(Turn(exchange.question, answer, hits))
+    return Conversation(tuple(turns))
+
+
+def _chunk_of(table: ChunkTable, source: LoggedSource) -> Chunk | None:
+    """The chunk `source` names, if today's index still has it under the same heading."""
+    if source.chunk is None or source.source not in table.sources:
+        return None
+    wanted = (table.source_ids == table.sources.index(source.source)) & (
+        table.ordinals == source.chunk)
+    rows = np.flatnonzero(wanted)
+    chunk = table[int(rows[0])] if len(rows) else None
+    return chunk if chunk is not None and chunk.heading == source.heading else None

@@ -1,0 +1,126 @@
+"""Sessions you can come back to: the REPL's side of the log.
+
+`docai -c` resumes the last conversation of the docs folder, `/sessoes` lists this folder's
+conversations and `/retomar N` reopens one: the next question is then asked in it (the model
+gets its earlier exchanges, as if the REPL had never closed) and is logged in it.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, TextIO
+
+from docai import messages
+from docai.answer.recording import TurnRecorder
+from docai.cli.render import AnswerPrinter
+from docai.cli.session_log import SessionLog, conversation_from, record_answer
+from docai.cli.terminal_text import one_line
+from docai.log import SessionSummary
+from docai.settings import Settings
+
+if TYPE_CHECKING:  # the command table imports this module
+    from docai.cli.repl_commands import Session
+
+SESSIONS_LISTED = 10  # what /sessoes shows: the last ten are the ones worth resuming
+QUESTION_WIDTH = 70
+
+
+def open_session_log(session: Session, settings: Settings, *, resume: bool) -> None:
+    """Give `session` its log and, with `resume` (`docai -c`), the last conversation."""
+    session.log = SessionLog.open(settings, warn=_warn)
+    if not resume:
+        return
+    # Piped, stdout is the transcript: what resuming found goes to stderr.
+    out = session.out if session.interactive else sys.stderr
+    if session.log is None:
+        out.write(messages.CONTINUE_LOG_OFF + "\n")
+        return
+    listed = session.log.sessions(1)
+    if not listed:
+        if listed is not None:
+            out.write(messages.CONTINUE_NOTHING.format(docs=one_line(str(settings.docs_dir)))
+                      + "\n")
+        return
+    _reopen(session, listed[0], out)
+
+
+def record_turn(
+    session: Session, recorder: TurnRecorder, printer: AnswerPrinter, *, interrupted: bool
+) -> None:
+    """Log the turn just answered (or interrupted) in the session's conversation."""
+    record_answer(session.log, recorder, printer, session.answerer.settings,
+                  interrupted=interrupted)
+
+
+def list_sessions(session: Session, _argument: str) -> None:
+    if session.log is None or not session.log.available:
+        session.say(messages.SESSIONS_LOG_OFF)
+        return
+    listed = session.log.sessions(SESSIONS_LISTED)
+    if listed is None:
+        return
+    session.listed_sessions = listed
+    if not listed:
+        session.say(messages.SESSIONS_NONE)
+        return
+    lines = [messages.SESSIONS_HEADER]
+    for number, summary in enumerate(listed, start=1):
+        current = messages.SESSIONS_CURRENT if summary.id == session.log.session else ""
+        lines.append(messages.SESSIONS_ROW.format(
+            number=number, time=local_time(summary.last_at), count=summary.exchanges,
+            question=_short(summary.first_question)) + current)
+    lines.append(messages.SESSIONS_FOOTER)
+    session.say("\n".join(lines))
+
+
+def resume_session(session: Session, argument: str) -> None:
+    if session.log is None or not session.log.available:
+        session.say(messages.SESSIONS_LOG_OFF)
+        return
+    if not argument:
+        session.say(messages.RESUME_USAGE)
+        return
+    listed = session.listed_sessions or session.log.sessions(SESSIONS_LISTED) or []
+    try:
+        number = int(argument)
+    except ValueError:
+        number = 0
+    if not 1 <= number <= len(listed):
+        if listed:
+            session.say(messages.RESUME_BAD_NUMBER.format(count=len(listed), value=argument))
+        else:
+            session.say(messages.SESSIONS_NONE)
+        return
+    _reopen(session, listed[number - 1])
+    session.out.flush()
+
+
+def local_time(stamp: str) -> str:
+    """A stored UTC time as the user's clock reads it ("2026-12-02 13:40")."""
+    try:
+        moment = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    except ValueError:
+        return one_line(stamp)
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def _reopen(session: Session, summary: SessionSummary, out: TextIO | None = None) -> None:
+    assert session.log is not None
+    exchanges = session.log.reopen(summary.id)
+    if not exchanges:
+        return
+    session.conversation = conversation_from(exchanges, session.answerer.index)
+    session.last_answer = None
+    (out or session.out).write(messages.RESUMED.format(
+        time=local_time(summary.last_at), count=len(exchanges),
+        question=_short(exchanges[-1].question)) + "\n")
+
+
+def _short(text: str) -> str:
+    line = one_line(" ".join(text.split()))
+    return line if len(line) <= QUESTION_WIDTH else line[: QUESTION_WIDTH - 1] + "…"
+
+
+def _warn(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)

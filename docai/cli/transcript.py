@@ -1,0 +1,80 @@
+"""`/salvar ARQUIVO.md`: the conversation so far as Markdown, each answer with its sources.
+
+The file starts with a marker line, so saving again to the same name updates docai's own
+file, while a file docai did not write is never overwritten (it may be the user's notes).
+The write is atomic (a temp file renamed over the old one) and private (0600): questions
+can name private things.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from docai import messages
+from docai.answer.conversation import Conversation, Turn
+from docai.cli.passages import source_label
+from docai.cli.terminal_text import one_line, strip_controls
+from docai.index.storage import write_atomic
+
+if TYPE_CHECKING:  # the command table imports this module
+    from docai.cli.repl_commands import Session
+
+MARKER = "<!-- docai: conversa -->"
+
+
+def markdown(conversation: Conversation, *, docs: str, model: str, when: datetime) -> str:
+    """The transcript (pure): a title, then per turn the question quoted, the answer as the
+    model wrote it (Markdown already) and its sources numbered as the answer cites them."""
+    parts = [MARKER, messages.TRANSCRIPT_TITLE.format(docs=docs),
+             messages.TRANSCRIPT_SAVED_AT.format(time=when.strftime("%Y-%m-%d %H:%M"),
+                                                 model=model)]
+    for number, turn in enumerate(conversation.turns, start=1):
+        parts += _turn(number, turn)
+    return "\n\n".join(parts) + "\n"
+
+
+def save_conversation(session: Session, argument: str) -> None:
+    if not argument:
+        session.say(messages.SAVE_USAGE)
+        return
+    conversation = session.conversation
+    if not conversation.turns:
+        session.say(messages.SAVE_NOTHING)
+        return
+    path = Path(argument).expanduser()
+    shown = one_line(str(path))
+    settings = session.answerer.settings
+    text = markdown(conversation, docs=str(settings.docs_dir.expanduser().resolve()),
+                    model=settings.model, when=datetime.now())
+    try:
+        if path.exists() and not _written_by_docai(path):
+            session.say(messages.SAVE_EXISTS.format(path=shown))
+            return
+        write_atomic(path, lambda handle: handle.write(text.encode("utf-8")))
+    except OSError as error:
+        reason = error.strerror or str(error)
+        session.say(messages.SAVE_FAILED.format(path=shown, reason=reason))
+        return
+    session.say(messages.SAVED.format(path=shown, count=len(conversation.turns)))
+
+
+def _turn(number: int, turn: Turn) -> list[str]:
+    lines = strip_controls(turn.question).strip().splitlines() or [""]
+    parts = [f"## {number}. {one_line(lines[0])}".rstrip()]
+    if len(lines) > 1:  # a heading holds one line: the whole question is quoted below it
+        parts.append("\n".join(f"> {line}".rstrip() for line in lines))
+    parts.append(strip_controls(turn.answer).strip() or messages.TRANSCRIPT_NO_ANSWER)
+    if turn.sources:
+        listed = "\n".join(f"{n}. {source_label(hit)}"
+                           for n, hit in enumerate(turn.sources, start=1))
+        parts.append(f"{messages.TRANSCRIPT_SOURCES}\n\n{listed}")
+    return parts
+
+
+def _written_by_docai(path: Path) -> bool:
+    if not path.is_file():
+        return False
+    with path.open("rb") as handle:
+        return handle.readline().rstrip(b"\r\n") == MARKER.encode()

@@ -1,0 +1,226 @@
+"""The log of exchanges: one SQLite file (stdlib `sqlite3`) in the user data folder.
+
+Why SQLite: two docai processes (a REPL and an `ask` in another terminal) may write at once,
+and a reader (`docai log`) must never see half an exchange. WAL lets readers and a writer
+work together; a short busy timeout lets two writers take turns. The file and the WAL/SHM
+files SQLite makes beside it are the user's alone (0600, in a 0700 folder), like a shell's
+history: questions can name private things.
+
+Every failure (a damaged file, a lock held too long, a full disk, a newer docai's schema) is
+one `LogError` with the reason; callers decide that an answer goes on without the log.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import platformdirs
+
+from docai import messages
+from docai.errors import DocaiError
+from docai.log.records import LoggedExchange, LoggedSource, SessionSummary, Status
+from docai.settings import APP_NAME
+from docai.text.tokenise import fold_marks
+
+LOG_FILE_NAME = "log.sqlite3"
+SCHEMA_VERSION = 1
+# Seconds a write waits for another docai's write to end: long enough for any real
+# exchange's insert, short enough that a stuck lock costs the user one pause, once.
+BUSY_TIMEOUT_S = 1.0
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    id INTEGER PRIMARY KEY,
+    collection TEXT NOT NULL,
+    started_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS exchanges (
+    id INTEGER PRIMARY KEY,
+    session_id INTEGER NOT NULL REFERENCES sessions(id),
+    asked_at TEXT NOT NULL,
+    collection TEXT NOT NULL,
+    model TEXT NOT NULL,
+    status TEXT NOT NULL,
+    question TEXT NOT NULL,
+    answer TEXT NOT NULL,
+    sources TEXT NOT NULL,
+    searchable TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS exchanges_by_session ON exchanges(session_id, id);
+CREATE INDEX IF NOT EXISTS sessions_by_collection ON sessions(collection, id);
+"""
+
+
+class LogError(DocaiError):
+    """The log could not be read or written; the message says which file and why."""
+
+
+def default_log_path() -> Path:
+    """`~/.local/share/docai/log.sqlite3` on Linux (XDG_DATA_HOME honoured)."""
+    return Path(platformdirs.user_data_dir(APP_NAME)) / LOG_FILE_NAME
+
+
+def now_utc() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class ExchangeLog:
+    """An open log file. `collection` is what a docs folder (or shared store) is known by:
+    its absolute path, so the same folder reached from two places is one collection."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            _private_file(path)
+            self._db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        except (OSError, sqlite3.Error) as error:
+            raise self._error(error) from None
+        try:
+            self._prepare()
+        except sqlite3.Error as error:
+            self._db.close()
+            raise self._error(error) from None
+
+    def close(self) -> None:
+        self._db.close()
+
+    # --- writing ------------------------------------------------------------------------------
+    def start_session(self, collection: str) -> int:
+        cursor = self._write(
+            "INSERT INTO sessions (collection, started_at) VALUES (?, ?)", (collection, now_utc()))
+        return int(cursor.lastrowid or 0)
+
+    def add(self, session: int, exchange: LoggedExchange) -> int:
+        cursor = self._write(
+            "INSERT INTO exchanges (session_id, asked_at, collection, model, status, question,"
+            " answer, sources, searchable) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (session, exchange.asked_at, exchange.collection, exchange.model, exchange.status,
+             exchange.question, exchange.answer, _sources_json(exchange.sources),
+             _folded(f"{exchange.question}\n{exchange.answer}")))
+        return int(cursor.lastrowid or 0)
+
+    # --- reading ------------------------------------------------------------------------------
+    def recent(
+        self, limit: int | None = None, *, words: Sequence[str] = (), collection: str | None = None
+    ) -> list[LoggedExchange]:
+        """The last `limit` exchanges (all with None), oldest first; with `words`, only those
+        whose question or answer holds every word (case and accents ignored)."""
+        clauses, values = [], []
+        for word in words:
+            clauses.append("searchable LIKE ? ESCAPE '\\'")
+            values.append(f"%{_like_pattern(_folded(word))}%")
+        if collection is not None:
+            clauses.append("collection = ?")
+            values.append(collection)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        query = f"SELECT * FROM exchanges {where} ORDER BY id DESC"
+        if limit is not None:
+            query += f" LIMIT {int(limit)}"
+        rows = self._read(query, values)
+        return [_exchange(row) for row in reversed(rows)]
+
+    def session_exchanges(self, session: int) -> list[LoggedExchange]:
+        rows = self._read("SELECT * FROM exchanges WHERE session_id = ? ORDER BY id", (session,))
+        return [_exchange(row) for row in rows]
+
+    def sessions(self, collection: str, limit: int) -> list[SessionSummary]:
+        """The `limit` sessions of `collection` with at least one exchange, newest first."""
+        rows = self._read(
+            "SELECT s.id, s.started_at, COUNT(e.id), MAX(e.asked_at),"
+            " (SELECT question FROM exchanges f WHERE f.session_id = s.id ORDER BY f.id LIMIT 1)"
+            " FROM sessions s JOIN exchanges e ON e.session_id = s.id"
+            " WHERE s.collection = ? GROUP BY s.id ORDER BY MAX(e.id) DESC LIMIT ?",
+            (collection, limit))
+        return [SessionSummary(row[0], row[1], row[2], row[3], row[4]) for row in rows]
+
+    # --- internals ----------------------------------------------------------------------------
+    def _prepare(self) -> None:
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise sqlite3.DatabaseError(messages.LOG_NEWER_SCHEMA.format(version=version))
+        self._db.execute("PRAGMA journal_mode=WAL")
+        # WAL's usual setting: a crash cannot corrupt the file, and a write costs no fsync.
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        if version < SCHEMA_VERSION:
+            self._db.executescript(
+                f"BEGIN;{_SCHEMA}PRAGMA user_version = {SCHEMA_VERSION};COMMIT;")
+        _private_companions(self.path)
+
+    def _write(self, sql: str, values: Sequence[object]) -> sqlite3.Cursor:
+        try:
+            cursor = self._db.execute(sql, values)
+        except sqlite3.Error as error:
+            raise self._error(error) from None
+        _private_companions(self.path)
+        return cursor
+
+    def _read(self, sql: str, values: Sequence[object]) -> list[sqlite3.Row]:
+        self._db.row_factory = sqlite3.Row
+        try:
+            return self._db.execute(sql, values).fetchall()
+        except sqlite3.Error as error:
+            raise self._error(error) from None
+
+    def _error(self, error: Exception) -> LogError:
+        reason = getattr(error, "strerror", None) or str(error)
+        return LogError(messages.LOG_UNAVAILABLE.format(path=self.path, reason=reason))
+
+
+def _private_file(path: Path) -> None:
+    """Create the folder (0700) and the file (0600) before SQLite does: SQLite gives the
+    WAL and SHM files the mode of the database file, so all three stay private."""
+    folder = path.parent
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    status = folder.stat()
+    if status.st_uid == os.geteuid() and status.st_mode & 0o077:  # e.g. made by an older docai
+        folder.chmod(0o700)
+    descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        os.fchmod(descriptor, 0o600)
+    finally:
+        os.close(descriptor)
+
+
+def _private_companions(path: Path) -> None:
+    """The WAL and SHM files, 0600 whatever the umask did to them."""
+    for suffix in ("-wal", "-shm"):
+        companion = path.with_name(path.name + suffix)
+        try:
+            if companion.stat().st_mode & 0o077:
+                companion.chmod(0o600)
+        except OSError:
+            pass  # not there (yet): nothing to protect
+
+
+def _folded(text: str) -> str:
+    """What `--search` matches: case and accents folded, at write time (a search over years
+    of exchanges is then one SQL scan, no Python call per row)."""
+    return fold_marks(text).casefold()
+
+
+def _like_pattern(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _sources_json(sources: Sequence[LoggedSource]) -> str:
+    return json.dumps([{"source": s.source, "heading": s.heading, "chunk": s.chunk}
+                       for s in sources], ensure_ascii=False)
+
+
+def _exchange(row: sqlite3.Row) -> LoggedExchange:
+    try:
+        raw = json.loads(row["sources"])
+        sources = tuple(LoggedSource(str(s["source"]), str(s.get("heading", "")),
+                                     s.get("chunk")) for s in raw)
+    except (ValueError, TypeError, KeyError, AttributeError):
+        sources = ()  # a row some other tool edited: the exchange is still worth showing
+    return LoggedExchange(
+        question=row["question"], answer=row["answer"], status=Status(row["status"])
+        if row["status"] in Status._value2member_map_ else Status.ANSWERED,
+        model=row["model"], collection=row["collection"], asked_at=row["asked_at"],
+        sources=sources, id=row["id"], session=row["session_id"])

@@ -1,0 +1,74 @@
+"""docai's retrieval as a Model Context Protocol server, for coding agents.
+
+Two read-only tools over one opened index: `search_docs(query, k)`, which returns exactly
+what `docai search --json` prints for the same question (`commands.search.as_json`), and
+`list_sources`. No model is called and nothing is written: no log, no saved embeddings (a
+question's vectors stay in memory for the server's life). Built on the official `mcp` SDK
+(`MCPServer`), imported only by `docai mcp`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from docai import __version__, messages
+from docai.cli.commands.search import as_json
+from docai.cli.startup import Opened
+from docai.index.chunk_table import ChunkTable
+from docai.records import join_heading
+from docai.retrieval.verdict import search
+from docai.settings import MAX_TOP_K, Settings
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                            open_world_hint=False)
+
+
+def build_server(opened: Opened, settings: Settings) -> MCPServer[Any]:
+    docs = str(settings.docs_dir.expanduser().resolve())
+    server: MCPServer[Any] = MCPServer(
+        name="docai", version=__version__, log_level="WARNING",
+        instructions=messages.MCP_INSTRUCTIONS.format(docs=docs))
+
+    def search_docs(
+        query: Annotated[str, Field(description=messages.MCP_QUERY_DESCRIPTION)],
+        k: Annotated[int, Field(description=messages.MCP_K_DESCRIPTION.format(
+            max_k=MAX_TOP_K))] = settings.top_k,
+    ) -> dict[str, Any]:
+        if not query.strip():
+            raise ToolError(messages.MCP_EMPTY_QUERY)
+        if not 1 <= k <= MAX_TOP_K:
+            raise ToolError(messages.MCP_BAD_K.format(max_k=MAX_TOP_K, value=k))
+        hits = search(opened.index, query, k, settings.min_coverage, opened.dense)
+        return as_json(query, hits)
+
+    def list_sources() -> dict[str, Any]:
+        return {"docs": docs, "sources": sources(ChunkTable.of(opened.index.chunks))}
+
+    server.add_tool(search_docs, name="search_docs", annotations=READ_ONLY,
+                    description=messages.MCP_SEARCH_DESCRIPTION.format(
+                        max_k=MAX_TOP_K, k=settings.top_k))
+    server.add_tool(list_sources, name="list_sources", annotations=READ_ONLY,
+                    description=messages.MCP_SOURCES_DESCRIPTION)
+    return server
+
+
+def sources(table: ChunkTable) -> list[dict[str, Any]]:
+    """Each indexed file once, in name order, with its chunk count and distinct headings
+    (read from the table's columns: no chunk text is decoded)."""
+    parts = list(table.heading_parts)
+    offsets = table.heading_offsets.tolist()
+    headings: dict[int, dict[str, None]] = {}
+    counts: dict[int, int] = {}
+    for row, source in enumerate(table.source_ids.tolist()):
+        counts[source] = counts.get(source, 0) + 1
+        heading = join_heading(tuple(parts[offsets[row]:offsets[row + 1]]))
+        if heading:
+            headings.setdefault(source, {})[heading] = None
+    listed = [{"source": table.sources[source], "chunks": count,
+               "headings": list(headings.get(source, {}))} for source, count in counts.items()]
+    return sorted(listed, key=lambda entry: entry["source"])

@@ -1,0 +1,68 @@
+"""The log of exchanges and the sessions built on it: `docai log`, `docai -c`, `/sessoes`,
+`/retomar`, `/salvar`, `--no-log`. pt-BR; see `docai.messages`."""
+
+from __future__ import annotations
+
+# --- the log file (docai/log/store.py, docai/cli/session_log.py) ---------------------------
+LOG_UNAVAILABLE = "registro de conversas {path} inutilizável: {reason}"
+LOG_NEWER_SCHEMA = "gravado por um docai mais novo (esquema {version}); atualize o docai"
+LOG_WARNING = (
+    "aviso: {problem}. A conversa segue sem registro; se o arquivo estiver danificado, "
+    "mova-o para outro lugar (um novo será criado), ou use --no-log."
+)
+ARGS_NO_LOG_HELP = "não grava as perguntas e respostas no registro (ou log = false no config.toml)"
+
+# --- `docai log` (docai/cli/commands/log.py) -------------------------------------------------
+LOG_COMMAND_HELP = "mostra as últimas perguntas e respostas registradas"
+LOG_COMMAND_DESCRIPTION = (
+    "Mostra as últimas perguntas e respostas do registro de conversas, com as fontes, o "
+    "modelo e a pasta de documentos de cada uma (todas as pastas; com --docs, só a dela)."
+)
+LOG_LIMIT_HELP = "quantas mostrar (padrão: {default}; 0 mostra todas)"
+LOG_SEARCH_HELP = "só as que contêm todas estas palavras (na pergunta ou na resposta)"
+LOG_BAD_LIMIT = "-n deve ser 0 (todas) ou mais, recebi {value}"
+LOG_EMPTY = "O registro está vazio: as perguntas feitas no docai aparecem aqui."
+LOG_NOTHING_FOUND = "Nada no registro com: {words}."
+LOG_OFF_NOTE = "(o registro está desligado: log = false em {path})"
+LOG_ENTRY_HEADER = "#{id}  {time}  {docs}  {model}{status}"
+LOG_QUESTION = "  P: {text}"
+LOG_ANSWER = "  R: {text}"
+LOG_SOURCES = "  Fontes: {sources}"
+LOG_STATUS = {
+    "answered": "",
+    "interrupted": "  (interrompida)",
+    "failed": "  (o modelo falhou)",
+    "not_covered": "  (a documentação não cobre)",
+}
+LOG_NO_ANSWER = "(sem resposta)"
+
+# --- resuming (docai/cli/sessions.py) -------------------------------------------------------
+ARGS_CONTINUE_HELP = "retoma a última conversa desta pasta de documentos (modo interativo)"
+CONTINUE_ONLY_INTERACTIVE = "--continuar/-c vale só para o modo interativo (docai sem subcomando), não para {command}"
+CONTINUE_NOTHING = "Nenhuma conversa anterior com {docs}; começando uma nova."
+CONTINUE_LOG_OFF = "O registro está desligado (--no-log ou log = false): não há conversa para retomar."
+RESUMED = "Retomando a conversa de {time} ({count} pergunta(s)); a última: {question}"
+SESSIONS_HEADER = "Conversas com esta pasta (a mais recente primeiro):"
+SESSIONS_ROW = "  {number:>2}  {time}  {count:>3} pergunta(s)  {question}"
+SESSIONS_CURRENT = "  (esta)"
+SESSIONS_FOOTER = "Retome uma com /retomar N."
+SESSIONS_NONE = "Ainda não há conversas registradas com esta pasta."
+SESSIONS_LOG_OFF = "O registro está desligado nesta sessão: não há conversas para listar."
+RESUME_USAGE = "use /retomar N, com N da lista de /sessoes (ex.: /retomar 1)"
+RESUME_BAD_NUMBER = "/retomar precisa de um número de 1 a {count} da lista de /sessoes, recebi {value!r}"
+REPL_HELP_SESSIONS = "lista as conversas anteriores com esta pasta"
+REPL_HELP_RESUME = "retoma a conversa N de /sessoes"
+
+# --- /salvar (docai/cli/transcript.py) -------------------------------------------------------
+REPL_HELP_SAVE = "grava a conversa em Markdown, com as fontes"
+SAVE_USAGE = "use /salvar ARQUIVO.md (ex.: /salvar conversa.md)"
+SAVE_NOTHING = "Nada para salvar: faça uma pergunta primeiro."
+SAVE_EXISTS = (
+    "{path} já existe e não foi gravado pelo docai: não o sobrescrevo. Escolha outro nome."
+)
+SAVE_FAILED = "não consegui gravar {path}: {reason}"
+SAVED = "Conversa gravada em {path} ({count} pergunta(s))."
+TRANSCRIPT_TITLE = "# Conversa com o docai sobre {docs}"
+TRANSCRIPT_SAVED_AT = "_Gravada em {time}; modelo {model}._"
+TRANSCRIPT_SOURCES = "Fontes:"
+TRANSCRIPT_NO_ANSWER = "_(sem resposta do modelo)_"

@@ -1,0 +1,32 @@
+"""`docai mcp`: the MCP server's tool descriptions and the command's own lines. pt-BR; see
+`docai.messages`. (Coding agents read the descriptions; they read Portuguese well.)"""
+
+from __future__ import annotations
+
+MCP_COMMAND_HELP = "serve a busca a agentes de código (Claude Code, Cursor, Zed, Codex) por MCP"
+MCP_COMMAND_DESCRIPTION = (
+    "Um servidor Model Context Protocol na entrada e saída padrão: os agentes de código "
+    "buscam na mesma pasta de documentos (ferramentas search_docs e list_sources). Não chama "
+    "o modelo e não grava nada. Ex.: claude mcp add docai -- docai mcp --docs ~/projeto/docs"
+)
+MCP_MISSING = "docai mcp precisa do SDK do MCP; instale-o com: pip install 'docai[mcp]'"
+MCP_READY = "docai mcp: {chunks} trecho(s) de {files} arquivo(s) de {docs}, esperando o agente."
+MCP_INSTRUCTIONS = (
+    "Busca na documentação local de {docs}. Use search_docs com uma pergunta (em qualquer "
+    "língua) para obter os trechos mais relevantes, cada um com arquivo, seção e texto; "
+    "list_sources lista os arquivos indexados. Cite o arquivo e a seção ao usar um trecho."
+)
+MCP_SEARCH_DESCRIPTION = (
+    "Busca trechos da documentação para uma pergunta ou termos (português ou inglês). "
+    "Devolve {{query, results: [{{source, heading, text, score, chunk}}]}}, o melhor "
+    "primeiro, o mesmo que `docai search --json`; results vazio quando a documentação não "
+    "cobre a pergunta. k: quantos trechos (1 a {max_k}, padrão {k})."
+)
+MCP_SOURCES_DESCRIPTION = (
+    "Lista os arquivos indexados: {{docs, sources: [{{source, chunks, headings}}]}}, com o "
+    "caminho relativo à pasta de documentos e as seções de cada um."
+)
+MCP_QUERY_DESCRIPTION = "a pergunta ou os termos a buscar, como um usuário os escreveria"
+MCP_K_DESCRIPTION = "quantos trechos devolver, de 1 a {max_k}"
+MCP_EMPTY_QUERY = "query vazia: escreva uma pergunta ou termos a buscar"
+MCP_BAD_K = "k deve ser de 1 a {max_k}, recebi {value}"

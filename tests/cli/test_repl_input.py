@@ -1,0 +1,233 @@
+"""Typing at the REPL as people do: multi-line questions (`\"\"\"` blocks, Alt-Enter, a paste),
+the editor (`/editar`, Ctrl-X Ctrl-E), `/copiar` through OSC 52, `/info` and `/set`.
+
+The real `docai` in a pseudo-terminal, a fake Ollama over HTTP whose request log shows the
+question exactly as docai sent it; piped input runs through `cli.main` in this process.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pexpect
+import pytest
+
+from tests.support.docai_cli import DOCAI, InProcessDocai, docai_env
+from tests.support.fake_ollama import FakeOllama
+from tests.support.sample_docs import QUESTION, REPLY, write_docs
+
+PROMPT = "docai>"
+PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"  # the terminal's bracketed-paste marks
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOllama]:
+    with FakeOllama(reply=REPLY, think_shape="none") as server:
+        yield server
+
+
+def spawn(tmp_path: Path, url: str, extra_env: dict[str, str] | None = None) -> pexpect.spawn:
+    docs = write_docs(tmp_path / "docs")
+    child = pexpect.spawn(DOCAI, ["--docs", str(docs)],
+                          env={**docai_env(tmp_path, url), **(extra_env or {})},
+                          encoding="utf-8", timeout=60, dimensions=(40, 160))
+    child.expect(PROMPT)
+    return child
+
+
+def asked(request: dict[str, Any]) -> str:
+    """The question inside the prompt docai sent (its last user message)."""
+    content = str(request["messages"][-1]["content"])
+    return content.rsplit("<question>", 1)[-1].split("</question>", 1)[0].strip()
+
+
+def answer_and_prompt(child: pexpect.spawn) -> None:
+    child.expect(re.escape(REPLY))
+    child.expect(PROMPT)
+
+
+def test_blocks_alt_enter_and_a_paste_each_make_one_question(
+    tmp_path: Path, fake: FakeOllama
+) -> None:
+    child = spawn(tmp_path, fake.url)
+    child.send('"""\r')
+    child.send("Como instalo o docai\r")
+    child.send("com pip?\r")
+    child.send('"""\r')
+    answer_and_prompt(child)
+    assert len(fake.chat_requests) == 1
+    assert asked(fake.chat_requests[-1]) == "Como instalo o docai\ncom pip?"
+
+    child.send("Como instalo\x1b\rcom pipx?\r")  # Esc-Enter (what Alt-Enter sends)
+    answer_and_prompt(child)
+    assert len(fake.chat_requests) == 2
+    assert asked(fake.chat_requests[-1]) == "Como instalo\ncom pipx?"
+
+    child.send(PASTE_START + "Qual é o padrão\nde --num-ctx?\n" + PASTE_END)
+    child.send("\r")
+    answer_and_prompt(child)
+    assert len(fake.chat_requests) == 3
+    assert asked(fake.chat_requests[-1]) == "Qual é o padrão\nde --num-ctx?"
+    child.sendline("sair")
+    child.expect(pexpect.EOF)
+
+
+def test_piped_blocks_are_one_question(tmp_path: Path, fake: FakeOllama,
+                                       docai: InProcessDocai) -> None:
+    docs = write_docs(tmp_path / "docs")
+    docai.use_env(tmp_path, fake.url)
+    code, _, err = docai("--docs", docs,
+                         stdin=f'"""Como instalo\n\no docai com pip?\n"""\n{QUESTION}\n')
+    assert code == 0, err
+    assert [asked(request) for request in fake.chat_requests] == [
+        "Como instalo\n\no docai com pip?", QUESTION]
+
+
+def editor_script(tmp_path: Path) -> Path:
+    """An $EDITOR that keeps what it was given (to `seen`) and adds a line to it."""
+    script = tmp_path / "editor.sh"
+    script.write_text(f'#!/bin/sh\ncp "$1" "{tmp_path}/seen"\n'
+                      'printf "%s\\ncom pipx?\\n" "$(cat "$1")" > "$1"\n', encoding="utf-8")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return script
+
+
+def test_editar_and_ctrl_x_ctrl_e_ask_what_the_editor_saved(
+    tmp_path: Path, fake: FakeOllama
+) -> None:
+    script = editor_script(tmp_path)
+    child = spawn(tmp_path, fake.url, {"VISUAL": str(script)})
+    child.sendline(QUESTION)
+    answer_and_prompt(child)
+    child.sendline("/editar")
+    answer_and_prompt(child)
+    assert (tmp_path / "seen").read_text(encoding="utf-8") == QUESTION + "\n"  # the last one
+    assert asked(fake.chat_requests[-1]) == QUESTION + "\ncom pipx?"
+
+    child.send("Como instalo o docai")
+    child.sendcontrol("x")
+    child.sendcontrol("e")
+    answer_and_prompt(child)
+    assert (tmp_path / "seen").read_text(encoding="utf-8") == "Como instalo o docai"
+    assert asked(fake.chat_requests[-1]) == "Como instalo o docai\ncom pipx?"
+    child.sendline("sair")
+    child.expect(pexpect.EOF)
+
+
+def test_editar_names_an_editor_that_does_not_open_and_needs_a_terminal(
+    tmp_path: Path, fake: FakeOllama, docai: InProcessDocai
+) -> None:
+    child = spawn(tmp_path, fake.url, {"VISUAL": str(tmp_path / "no-such-editor --wait")})
+    child.sendline("/editar")
+    child.expect(r"o editor '.*no-such-editor --wait' não abriu: No such file or directory")
+    child.expect(PROMPT)
+    child.sendline("sair")
+    child.expect(pexpect.EOF)
+    docai.use_env(tmp_path, fake.url)
+    code, out, _ = docai("--docs", tmp_path / "docs", stdin="/editar\n")
+    assert code == 0 and "/editar precisa de um terminal" in out
+    assert fake.chat_requests == []
+
+
+def test_copiar_sends_the_answer_and_its_sources_through_osc_52(
+    tmp_path: Path, fake: FakeOllama
+) -> None:
+    child = spawn(tmp_path, fake.url)
+    child.sendline("/copiar")
+    child.expect("Nada para copiar: faça uma pergunta primeiro")
+    child.sendline(QUESTION)
+    answer_and_prompt(child)
+    child.sendline("/copiar")
+    child.expect(r"\x1b\]52;c;([A-Za-z0-9+/=]+)\x07")
+    copied = base64.b64decode(child.match.group(1)).decode("utf-8")
+    assert copied == (f"{REPLY}\n\nFontes:\n[1] guide/install.md > Instalação > Com pip\n"
+                      "[2] guide/install.md > Instalação > Com pipx")
+    child.expect(r"Copiei a última resposta \(\d+ caracteres, 2 fonte\(s\)\)")
+    child.sendline("sair")
+    child.expect(pexpect.EOF)
+
+
+def test_copiar_inside_tmux_wraps_the_sequence_for_the_outer_terminal(
+    tmp_path: Path, fake: FakeOllama
+) -> None:
+    child = spawn(tmp_path, fake.url, {"TMUX": "/tmp/tmux-0/default,1,0"})
+    child.sendline(QUESTION)
+    answer_and_prompt(child)
+    child.sendline("/copiar")
+    child.expect(r"\x1bPtmux;\x1b\x1b\]52;c;([A-Za-z0-9+/=]+)\x07\x1b\\")
+    assert base64.b64decode(child.match.group(1)).decode().startswith(REPLY)
+    child.sendline("sair")
+    child.expect(pexpect.EOF)
+
+
+def test_info_shows_what_is_in_force_and_set_changes_it_checked_as_the_options(
+    tmp_path: Path, fake: FakeOllama, docai: InProcessDocai
+) -> None:
+    docs = write_docs(tmp_path / "docs")
+    docai.use_env(tmp_path, "http://ana:s3gredo@127.0.0.1:" + str(fake.port))
+    lines = ["/info", "/set k 0", "/set k dois", "/set tempratura 1", "/set temperature 2.5",
+             "/set thinking talvez", "/set num_ctx 100", "/set",
+             "/set k 1", "/set temperature 0.9", "/set num_ctx 4096", "/set thinking off",
+             QUESTION, "/info"]
+    code, out, err = docai("--docs", docs, stdin="\n".join(lines) + "\n")
+    assert code == 0, err
+    first, last = out.split("docai> /info")[1:]
+    assert "s3gredo" not in out
+    assert re.search(r"modelo\s+deepseek-r1 \(ollama em http://ana:\*\*\*@127\.0\.0\.1:\d+\)",
+                     first)
+    assert f"documentos      {docs.resolve()}" in first
+    assert str(tmp_path / "cache") in first
+    assert re.search(r"trechos\s+4 trecho\(s\) de 2 arquivo\(s\)", first)
+    assert re.search(r"busca\s+hybrid, k = 3, cobertura mínima 0\.65", first)
+    assert "por significado desligada (--dense off)" in first
+    assert "num_ctx         8192 tokens; temperatura 0.2" in first
+    assert "raciocínio      pedido ao modelo; oculto" in first
+    assert f"registro        ligado: {tmp_path / 'data' / 'docai' / 'log.sqlite3'}" in first
+    assert "/set k: -k/--top-k deve ser de 1 a 20, recebi 0 (ex.: -k 5)" in out
+    assert "/set k: valor inválido 'dois' (esperava um número inteiro)" in out
+    assert "/set não muda 'tempratura'; você quis dizer temperature?" in out
+    assert "/set temperature: --temperature deve ser um número de 0 a 2" in out
+    assert "/set thinking: use on ou off, recebi 'talvez'" in out
+    assert "/set num_ctx: --num-ctx deve ser de 512 a 1048576 tokens, recebi 100" in out
+    assert "use /set NOME VALOR" in out
+    [request] = fake.chat_requests
+    assert request["options"]["num_ctx"] == 4096
+    assert request["options"]["temperature"] == 0.9
+    assert request["think"] is False
+    assert "Com pipx" not in request["messages"][-1]["content"]  # k = 1: one passage
+    assert "busca           hybrid, k = 1" in last
+    assert "num_ctx         4096 tokens; temperatura 0.9" in last
+    assert "raciocínio      não pedido (--no-think)" in last
+    assert "conversa        1 pergunta(s)" in last
+
+
+def test_salvar_writes_the_conversation_as_markdown_and_never_overwrites_a_users_file(
+    tmp_path: Path, fake: FakeOllama, docai: InProcessDocai, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = write_docs(tmp_path / "docs")
+    docai.use_env(tmp_path, fake.url)
+    monkeypatch.chdir(tmp_path)
+    notes = tmp_path / "notas.md"
+    notes.write_text("minhas notas\n", encoding="utf-8")
+    lines = ["/salvar conversa.md", QUESTION, '"""Qual é o padrão', 'de --num-ctx?"""',
+             "/salvar conversa.md", "/salvar conversa.md", "/salvar notas.md",
+             "/salvar sem/pasta.md", "/salvar"]
+    code, out, err = docai("--docs", docs, stdin="\n".join(lines) + "\n")
+    assert code == 0, err
+    assert "Nada para salvar: faça uma pergunta primeiro." in out
+    assert out.count("Conversa gravada em conversa.md (2 pergunta(s)).") == 2  # docai's own
+    assert "notas.md já existe e não foi gravado pelo docai" in out
+    assert notes.read_text(encoding="utf-8") == "minhas notas\n"
+    assert "não consegui gravar sem/pasta.md" in out
+    assert "use /salvar ARQUIVO.md" in out
+    saved = (tmp_path / "conversa.md").read_text(encoding="utf-8")
+    assert saved.startswith("<!-- docai: conversa -->\n\n# Conversa com o docai sobre ")
+    assert f"## 1. {QUESTION}\n\n{REPLY}\n\nFontes:\n\n1. guide/install.md > Instalação > Com pip" \
+        in saved
+    assert "## 2. Qual é o padrão\n\n> Qual é o padrão\n> de --num-ctx?\n\n" in saved
+    assert (tmp_path / "conversa.md").stat().st_mode & 0o777 == 0o600
