@@ -18,8 +18,7 @@ ENGLISH_STOP_WORDS = _DATA / "stopwords_en.txt"
 QUESTION_SCAFFOLDING = _DATA / "question_scaffolding.txt"
 GLOSSARY = _DATA / "glossary_pt_en.tsv"
 ENGLISH_SYNONYMS = _DATA / "synonyms_en.txt"
-# Read by docai/answer/dependence.py, for questions only: no index term depends on it, so it
-# is not in WORD_LISTS (changing it rebuilds no cache).
+# Read by docai/answer/dependence.py, for questions only (in WORD_LISTS like every file here).
 FOLLOWUP_MARKERS = _DATA / "followup_markers.txt"
 # Generated from the tokenizer by scripts/make_token_words.py, not kept by hand.
 ENGLISH_SINGLE_TOKENS = _DATA / "english_single_tokens.txt"
@@ -31,6 +30,7 @@ WORD_LISTS: tuple[Traversable, ...] = (
     GLOSSARY,
     ENGLISH_SYNONYMS,
     ENGLISH_SINGLE_TOKENS,
+    FOLLOWUP_MARKERS,
 )
 
 COMMENT = "#"
