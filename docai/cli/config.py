@@ -145,7 +145,7 @@ def read_config(path: Path) -> dict[str, Any]:
     """The checked values of the config file at `path` ({} when there is none)."""
     try:
         raw = _config_bytes(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # none (its folder is a file: none either)
         return {}
     except OSError as error:
         reason = error.strerror or str(error)

@@ -46,7 +46,8 @@ _CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
 # Lone surrogates stand for the bytes of a file name that is not UTF-8: they cannot be
 # written to a UTF-8 stream at all.
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_LABEL_CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}\ud800-\udfff]")
+# In a label, also the line and paragraph separators: a line-oriented reader breaks there.
+_LABEL_CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_BIDI}\ud800-\udfff]")
 _LABEL_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 _ESCAPED_BYTES = range(0xDC80, 0xDD00)  # surrogateescape's stand-ins for bytes 0x80-0xff
 # Also the line and paragraph separators: a JSON line split at them (Python's splitlines,

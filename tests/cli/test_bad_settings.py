@@ -112,24 +112,19 @@ def test_a_config_nested_beyond_the_parser_is_one_error_line(
                    "config.toml", "fundo demais")
 
 
-def test_an_eval_file_nested_beyond_the_parser_is_one_error_line(
-    tmp_path: Path, fake_ollama: FakeOllama
+@pytest.mark.parametrize(("line", "words"), [
+    ("[" * 100_000, ("linha 1", "fundo demais")),  # nested beyond the parser
+    ('{"id": "a", "question": "Como instalo?", "gold": 3}',  # its example, formatted
+     ('{"source": ..., "answer": ...}',)),
+])
+def test_a_bad_eval_line_is_one_error_line(
+    tmp_path: Path, fake_ollama: FakeOllama, line: str, words: tuple[str, ...]
 ) -> None:
     docs = write_docs(tmp_path / "docs")
     qa = tmp_path / "qa.jsonl"
-    qa.write_text("[" * 100_000 + "\n", encoding="utf-8")
-    one_error_line(run(tmp_path, fake_ollama.url, "--docs", docs, "eval", qa),
-                   "linha 1", "fundo demais")
-
-
-def test_an_eval_gold_of_the_wrong_kind_shows_its_example_formatted(
-    tmp_path: Path, fake_ollama: FakeOllama
-) -> None:
-    docs = write_docs(tmp_path / "docs")
-    qa = tmp_path / "qa.jsonl"
-    qa.write_text('{"id": "a", "question": "Como instalo?", "gold": 3}\n', encoding="utf-8")
+    qa.write_text(line + "\n", encoding="utf-8")
     done = run(tmp_path, fake_ollama.url, "--docs", docs, "eval", qa)
-    one_error_line(done, '{"source": ..., "answer": ...}')
+    one_error_line(done, *words)
     assert "{{" not in done.stderr
 
 

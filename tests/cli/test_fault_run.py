@@ -91,3 +91,13 @@ def test_a_config_file_with_a_byte_order_mark_is_read(
     assert done.returncode == 0, done.stderr
     assert REPLY.encode() in done.stdout
     assert fake_ollama.chat_requests[-1]["model"] == "llama3.2"
+
+
+def test_a_config_folder_that_is_a_file_means_no_config_file(
+    tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    docs = write_docs(tmp_path / "docs")
+    (tmp_path / "config").write_text("not a folder\n", encoding="utf-8")  # XDG_CONFIG_HOME
+    done = run(tmp_path, fake_ollama.url, "--docs", docs, "-q", "ask", "Como instalo com pip?")
+    assert done.returncode == 0, done.stderr
+    assert REPLY.encode() in done.stdout

@@ -34,11 +34,11 @@ def test_a_history_path_that_is_a_folder_is_one_warning_and_the_session_works(
     assert child.exitstatus == 0
 
 
-def test_bidi_controls_in_a_heading_never_reach_the_terminal(
+def test_bidi_controls_and_line_separators_in_a_heading_never_reach_the_terminal(
     tmp_path: Path, fake_ollama: FakeOllama
 ) -> None:
     docs = write_docs(tmp_path / "docs", {
-        "guide.md": f"# Instalação {BIDI}fdp.exe\n\nPara instalar o docai com pip, rode "
+        "guide.md": f"# Instalação {BIDI}fdp.exe\u2028linha\n\nPara instalar o docai com pip, rode "
                     f"pip install docai {BIDI}num ambiente virtual.\n",
     })
     env = docai_env(tmp_path, fake_ollama.url)
@@ -50,4 +50,4 @@ def test_bidi_controls_in_a_heading_never_reach_the_terminal(
         assert BIDI not in done.stdout + done.stderr
         if command == "ask":
             assert REPLY in done.stdout
-        assert r"\u202efdp.exe" in done.stdout  # a heading shows it, escaped
+        assert r"\u202efdp.exe\u2028linha" in done.stdout  # a heading shows them, escaped
