@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 from docai import messages
 from docai.answer.answerer import Answerer
-from docai.cli.control_echo import no_control_echo
 from docai.answer.recording import TurnRecorder
+from docai.cli.control_echo import no_control_echo
 from docai.cli.render import AnswerPrinter
 from docai.cli.session_log import SessionLog, record_answer
 from docai.cli.startup import open_retrieval
