@@ -22,6 +22,7 @@ from pathlib import Path
 import platformdirs
 
 from docai import messages
+from docai.byte_text import valid_text
 from docai.errors import DocaiError
 from docai.log.records import LoggedExchange, LoggedSource, SessionSummary, Status
 from docai.settings import APP_NAME
@@ -153,7 +154,7 @@ class ExchangeLog:
 
     def _write(self, sql: str, values: Sequence[object]) -> sqlite3.Cursor:
         try:
-            cursor = self._db.execute(sql, values)
+            cursor = self._db.execute(sql, _valid(values))
         except sqlite3.Error as error:
             raise self._error(error) from None
         _private_companions(self.path)
@@ -162,7 +163,7 @@ class ExchangeLog:
     def _read(self, sql: str, values: Sequence[object]) -> list[sqlite3.Row]:
         self._db.row_factory = sqlite3.Row
         try:
-            return self._db.execute(sql, values).fetchall()
+            return self._db.execute(sql, _valid(values)).fetchall()
         except sqlite3.Error as error:
             raise self._error(error) from None
 
@@ -195,6 +196,12 @@ def _private_companions(path: Path) -> None:
                 companion.chmod(0o600)
         except OSError:
             pass  # not there (yet): nothing to protect
+
+
+def _valid(values: Sequence[object]) -> list[object]:
+    """`values` with every string valid Unicode: SQLite stores UTF-8, and a question or a
+    file name that came from a stray byte (a lone surrogate) would not encode."""
+    return [valid_text(value) if isinstance(value, str) else value for value in values]
 
 
 def _folded(text: str) -> str:
