@@ -21,6 +21,8 @@ from typing import TextIO
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
+from prompt_toolkit.keys import Keys
 
 from docai import messages
 from docai.answer.answerer import Answerer
@@ -171,8 +173,8 @@ def _terminal_lines(session: Session, *, announce: bool) -> Iterable[str]:
     completer = ReplCompleter(watch.model_names if watch else list)
     prompt = PromptSession[str](
         history=_history(sys.stderr), completer=completer, complete_while_typing=False,
-        key_bindings=block_bindings(), prompt_continuation=messages.REPL_CONTINUATION,
-        enable_open_in_editor=True,
+        key_bindings=merge_key_bindings([block_bindings(), _no_mouse_reports()]),
+        prompt_continuation=messages.REPL_CONTINUATION, enable_open_in_editor=True,
     )
     if session.background is not None:
         prompt.rprompt = lambda: _progress_text(session, prompt)
@@ -200,6 +202,15 @@ def _terminal_lines(session: Session, *, announce: bool) -> Iterable[str]:
             if session.background is not None:
                 session.background.busy()
         yield unwrap_block(line)
+
+
+def _no_mouse_reports() -> KeyBindings:
+    """Mouse reports ignored. The REPL never turns mouse tracking on, so none is real; but
+    prompt_toolkit reads typed or pasted coloured text (`ESC [ 31 m`) as one, and its own
+    handler fails on it, ending the session or stopping it at "Press ENTER to continue"."""
+    bindings = KeyBindings()
+    bindings.add(Keys.Vt100MouseEvent)(lambda event: None)
+    return bindings
 
 
 def _progress_text(session: Session, prompt: PromptSession[str]) -> str | None:

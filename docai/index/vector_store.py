@@ -336,11 +336,16 @@ class StoredRows:
         return out[where.reshape(-1)]
 
     def _run(self, first: int, count: int) -> np.ndarray:
-        size = count * self._row_bytes
-        data = os.pread(self._fd, size, self._offset + first * self._row_bytes) if size else b""
-        if len(data) != size:
-            raise StoreCut(messages.DENSE_STORE_CORRUPT.format(file=self._name))
-        return np.frombuffer(data, dtype=self.dtype).reshape(count, self.shape[1]).copy()
+        """Rows first..first+count, read straight into a new array (no copy of bytes)."""
+        out = np.empty((count, self.shape[1]), dtype=self.dtype)
+        view = memoryview(out.reshape(-1).view(np.uint8).data)
+        start, done = self._offset + first * self._row_bytes, 0
+        while done < len(view):
+            read = os.preadv(self._fd, [view[done:]], start + done)
+            if read == 0:  # the end of a file cut short
+                raise StoreCut(messages.DENSE_STORE_CORRUPT.format(file=self._name))
+            done += read
+        return out
 
 
 class StoreCut(CacheError):

@@ -51,3 +51,24 @@ def test_bidi_controls_and_line_separators_in_a_heading_never_reach_the_terminal
         if command == "ask":
             assert REPLY in done.stdout
         assert r"\u202efdp.exe\u2028linha" in done.stdout  # a heading shows them, escaped
+
+
+def test_an_escape_sequence_typed_at_the_prompt_loses_the_line_not_the_session(
+    tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    """prompt_toolkit reads `ESC [ 31 m` (pasted coloured text) as a mouse report and fails."""
+    docs = write_docs(tmp_path / "docs")
+    child = pexpect.spawn(DOCAI, ["--docs", str(docs)], env=docai_env(tmp_path, fake_ollama.url),
+                          encoding="utf-8", timeout=60, dimensions=(40, 160))
+    child.expect("docai>")
+    child.send("\x1b[31m\r")  # read as nothing: an empty line
+    child.expect("Escreva uma pergunta")
+    child.expect("docai>")
+    child.sendline(QUESTION)
+    child.expect_exact(REPLY)
+    child.expect("docai>")
+    child.sendline("sair")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert "Unhandled exception" not in child.before and "Press ENTER" not in child.before
+    assert child.exitstatus == 0
