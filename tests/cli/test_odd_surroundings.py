@@ -15,23 +15,32 @@ from tests.support.sample_docs import QUESTION, REPLY, write_docs
 BIDI = "\u202e"  # RIGHT-TO-LEFT OVERRIDE: shows what follows it reversed
 
 
-def test_a_history_path_that_is_a_folder_is_one_warning_and_the_session_works(
-    tmp_path: Path, fake_ollama: FakeOllama
-) -> None:
+def spawn_repl(tmp_path: Path, url: str) -> pexpect.spawn:
     docs = write_docs(tmp_path / "docs")
-    (tmp_path / "data" / "docai" / "history").mkdir(parents=True)  # XDG_DATA_HOME/docai
-    child = pexpect.spawn(DOCAI, ["--docs", str(docs)], env=docai_env(tmp_path, fake_ollama.url),
-                          encoding="utf-8", timeout=60, dimensions=(40, 160))
-    child.expect("não consigo gravar o histórico em .*history")
-    child.expect("docai>")
+    return pexpect.spawn(DOCAI, ["--docs", str(docs)], env=docai_env(tmp_path, url),
+                         encoding="utf-8", timeout=60, dimensions=(40, 160))
+
+
+def answer_then_leave(child: pexpect.spawn) -> None:
+    """A question answered at the prompt, then `sair`, and the session ends cleanly."""
     child.sendline(QUESTION)
     child.expect_exact(REPLY)
     child.expect("docai>")
     child.sendline("sair")
     child.expect(pexpect.EOF)
     child.close()
-    assert "Unhandled exception" not in (child.before or "")
+    assert "Unhandled exception" not in child.before and "Press ENTER" not in child.before
     assert child.exitstatus == 0
+
+
+def test_a_history_path_that_is_a_folder_is_one_warning_and_the_session_works(
+    tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    (tmp_path / "data" / "docai" / "history").mkdir(parents=True)  # XDG_DATA_HOME/docai
+    child = spawn_repl(tmp_path, fake_ollama.url)
+    child.expect("não consigo gravar o histórico em .*history")
+    child.expect("docai>")
+    answer_then_leave(child)
 
 
 def test_bidi_controls_and_line_separators_in_a_heading_never_reach_the_terminal(
@@ -57,18 +66,9 @@ def test_an_escape_sequence_typed_at_the_prompt_loses_the_line_not_the_session(
     tmp_path: Path, fake_ollama: FakeOllama
 ) -> None:
     """prompt_toolkit reads `ESC [ 31 m` (pasted coloured text) as a mouse report and fails."""
-    docs = write_docs(tmp_path / "docs")
-    child = pexpect.spawn(DOCAI, ["--docs", str(docs)], env=docai_env(tmp_path, fake_ollama.url),
-                          encoding="utf-8", timeout=60, dimensions=(40, 160))
+    child = spawn_repl(tmp_path, fake_ollama.url)
     child.expect("docai>")
     child.send("\x1b[31m\r")  # read as nothing: an empty line
     child.expect("Escreva uma pergunta")
     child.expect("docai>")
-    child.sendline(QUESTION)
-    child.expect_exact(REPLY)
-    child.expect("docai>")
-    child.sendline("sair")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert "Unhandled exception" not in child.before and "Press ENTER" not in child.before
-    assert child.exitstatus == 0
+    answer_then_leave(child)
