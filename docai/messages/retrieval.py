@@ -85,3 +85,12 @@ EVAL_FALLBACKS = (
 )
 EVAL_MISSES = "Sem acerto nos 10 primeiros: {ids}"
 DENSE_CLOSING = "Terminando o cálculo de embeddings em andamento…"
+
+# How much of the collection the dense ranking covers (`docai search -v`, the REPL).
+DENSE_COVERAGE_PARTIAL = (
+    "Busca por significado: {done} de {total} trechos com embeddings ({percent}%); a coleção "
+    "inteira entra na busca quando todos tiverem (`docai index --embed`)."
+)
+DENSE_COVERAGE_COMPLETE = (
+    "Busca por significado em toda a coleção: os {total} trechos têm embeddings."
+)

@@ -41,14 +41,21 @@ class RetrievalParams:
     window_overlap: int = 0
     # How many lexical candidates are embedded (when missing) and re-ranked per question.
     dense_candidates: int = 20
+    # At most this many missing windows a question embeds before ranking, its best lexical
+    # candidates first: a question whose candidates are all new waits about as long as with
+    # 20 candidates (about 6 s on a 2-core CPU; make bench), whatever `dense_candidates`. A
+    # candidate left without vectors keeps its lexical vote only (asked again, or after the
+    # background pass or `docai index`, it has them).
+    dense_question_windows: int = 48
     # RRF k of the re-ranking: small, so the top of each order counts far more than its tail.
     dense_rrf_k: int = 10
     # Lexical and dense votes in the re-ranking: lexical first, so a set where the embeddings
     # are weaker (Borg, Flask) keeps its order, and dense reorders near-ties (make eval-dense).
     rerank_weights: tuple[float, float] = (3.0, 1.0)
     # Vote of the dense ranking over the whole collection, once every chunk has vectors
-    # (0: never; then results never depend on how far the background pass got).
-    dense_full_weight: float = 0.0
+    # (0: never): a paraphrase or a question in the other language reaches passages the
+    # words never rank. Results get better once the collection is embedded.
+    dense_full_weight: float = 1.0
     # TF-IDF cosine above which a chunk copies a better hit and is dropped (None: keep all).
     duplicate_similarity: float | None = 0.85
 
