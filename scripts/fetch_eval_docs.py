@@ -1,6 +1,6 @@
 """Fetch the public documentation the retrieval evaluation runs on.
 
-Seventeen corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
+Twenty corpora nobody on the team wrote (so the questions cannot be tuned to our own prose):
 
 * MkDocs' user guide (`mkdocs-doc`): the set retrieval is tuned and its targets enforced on.
   Real HTML with navigation chrome, code blocks and a long changelog that acts as a distractor;
@@ -53,6 +53,14 @@ Seventeen corpora nobody on the team wrote (so the questions cannot be tuned to 
   unpacked into one folder: 15 chapter pages per language) and setuptools' documentation
   (`python-setuptools-doc`, Sphinx HTML, 48 pages): written blind in session 9, scored once
   with session 8's defaults.
+* The Debian FAQ (`debian-faq`, DocBook HTML, its 17 English pages: some 150 questions,
+  each answered in a few paragraphs): written blind for issue 22, to choose the retrieval
+  defaults on; not yet scored.
+* The C++ Annotations (`c++-annotations-html`, 27 pages: a long prose book, one page per
+  chapter, each tens of thousands of words): written blind for issue 22; not yet scored.
+* The Foca GNU/Linux guide (`focalinux-html`, in Brazilian Portuguese: its intermediate and
+  advanced levels, 55 pages), asked mostly in English: written blind for issue 22, for
+  English questions over Portuguese docs; not yet scored.
 
 Each comes from a Debian package or a PyPI source distribution pinned to one version and
 checked against a SHA-256, so every run evaluates exactly the same text. Idempotent: a stamp
@@ -384,9 +392,46 @@ SETUPTOOLS = DebianDocs(
                         "_static/", "_sources/"}),
 )
 
+# Written blind for issue 22 (choosing retrieval defaults), from the pages alone, before any
+# ranking of them was seen; not yet scored. The Debian FAQ: English question-and-answer pages
+# only (each page's bare `.html` name is a symlink to its `.en.html`).
+DEBIAN_FAQ = DebianDocs(
+    name="debian-faq",
+    package="debian-faq",
+    version="11.1",
+    sha256="427426e0cfa6888622fc1d72631071cb4b5a1f86ccde722e7820bcef284de5d0",
+    docs_path="usr/share/doc/debian/FAQ",
+    excluded=frozenset(),
+    pattern="*.en.html",
+)
+
+# A long prose book: Frank Brokken's C++ Annotations, one HTML page per chapter (the
+# alphabetical index page is navigation, the front page a script-driven frame).
+CPP_ANNOTATIONS = DebianDocs(
+    name="cpp-annotations",
+    package="c++-annotations-html",
+    version="12.2.0-2",
+    sha256="17cdff3d44c3d6261af9e1339b4afc9b80cd085a0f7ee45489b3c4b6213e4ca9",
+    docs_path="usr/share/doc/c++-annotations/html",
+    excluded=frozenset({"cppindex.html", "index.html"}),
+)
+
+# A manual in Brazilian Portuguese, asked mostly in English: the Foca GNU/Linux guide's
+# intermediate and advanced levels (the beginners' level is left out: most of its text
+# reappears, extended, in the intermediate one).
+FOCA_LINUX = DebianDocs(
+    name="foca-linux",
+    package="focalinux-html",
+    version="2010-09-3.1",
+    sha256="8c1dfc2201f5519571c938683c16cd195ff7cf6c39ae0aee1c58c63fb5b5110a",
+    docs_path="usr/share/doc/focalinux/html",
+    excluded=frozenset({"iniciante/"}),
+)
+
 ALL_DOCS = (
     MKDOCS, CLICK, BORG, FISH, FLASK, PYTEST, SPHINX, JINJA, REQUESTS, HATCH, BLACK, WERKZEUG,
-    STARLETTE, DEBIAN_HANDBOOK, MYPY, DEBIAN_REFERENCE, SETUPTOOLS,
+    STARLETTE, DEBIAN_HANDBOOK, MYPY, DEBIAN_REFERENCE, SETUPTOOLS, DEBIAN_FAQ, CPP_ANNOTATIONS,
+    FOCA_LINUX,
 )
 
 
