@@ -120,6 +120,13 @@ def run(argv: Sequence[str], embedder: Embedder) -> int:
     print(f"\nsweep over {roles}; {'blind: the rule chooses' if blind else 'reported only'}")
 
     started = time.perf_counter()
+    if "--embedded-only" in argv:  # the second table alone (another process scores the first)
+        wanted = _listed(argv, "--points")  # labels' beginnings, e.g. "1:1 k5 c30"
+        points = [p for p in grid(FULL_WEIGHTS)
+                  if wanted is None or any(p.label.startswith(w) for w in wanted)]
+        _table("collection embedded: " + ", ".join(o.name for o in opened if o.complete),
+               [o for o in opened if o.complete], points, params)
+        return 0
     fresh = _table("fresh cache (no whole-collection ranking)", opened, grid((0.0,)), params)
     winner = choose(fresh) if blind else None
     embedded_sets = [o for o in opened if o.complete]

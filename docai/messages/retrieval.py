@@ -88,9 +88,10 @@ DENSE_CLOSING = "Terminando o cálculo de embeddings em andamento…"
 
 # How much of the collection the dense ranking covers (`docai search -v`, the REPL).
 DENSE_COVERAGE_PARTIAL = (
-    "Busca por significado: {done} de {total} trechos com embeddings ({percent}%); a coleção "
-    "inteira entra na busca quando todos tiverem (`docai index --embed`)."
+    "Busca por significado: {done} de {total} trechos com embeddings ({percent}%); os outros "
+    "são calculados quando uma pergunta precisa deles, no modo interativo enquanto ele "
+    "espera, ou já com `docai index --embed`."
 )
 DENSE_COVERAGE_COMPLETE = (
-    "Busca por significado em toda a coleção: os {total} trechos têm embeddings."
+    "Busca por significado: os {total} trechos têm embeddings; nenhuma pergunta espera por eles."
 )

@@ -93,10 +93,10 @@ def test_the_repl_names_the_bundled_model_and_embeds_the_collection_while_idle(
     child.expect(PROMPT)
     child.expect(r"Embeddings: \d+ de 20 trechos \(\d+%")  # at the prompt's right
     wait_for(lambda: stored_windows(tmp_path, docs, BUNDLED) == window_count(docs))
-    child.expect(r"Busca por significado em toda a coleção: os 20 trechos têm embeddings")
+    child.expect(r"Busca por significado: os 20 trechos têm embeddings")
     leave(child)
     child = spawn(tmp_path, slow_embedder.url, "--docs", str(docs))  # the next session says so
-    child.expect(r"Busca por significado em toda a coleção: os 20 trechos")
+    child.expect(r"Busca por significado: os 20 trechos têm embeddings")
     child.expect(PROMPT)
     leave(child)
 
@@ -170,7 +170,7 @@ def test_index_embeds_a_small_collection_at_once_and_says_how_far_a_large_one_is
         in small.stdout
     assert stored_windows(tmp_path, docs, BUNDLED) == window_count(docs) == 60
     whole = docai(*search)
-    assert "Busca por significado em toda a coleção: os 60 trechos têm embeddings." in whole.stderr
+    assert "Busca por significado: os 60 trechos têm embeddings;" in whole.stderr
     again = docai("index", *cache)  # nothing left: no model loaded, nothing said
     assert "Embeddings" not in again.stdout + again.stderr
     assert "Busca por significado" not in docai(*search, "--dense", "off").stderr

@@ -110,6 +110,7 @@ def results(index: SearchIndex, dense: DenseRanking) -> list[list[tuple[str, int
 
 
 CANDIDATES_ONLY = replace(DEFAULT_PARAMS, dense_full_weight=0.0)
+WHOLE_TOO = replace(DEFAULT_PARAMS, dense_full_weight=1.0)
 
 
 def test_the_candidates_rank_the_same_whether_or_not_a_background_pass_ran(
@@ -282,14 +283,14 @@ def test_once_the_collection_is_embedded_the_next_process_ranks_all_of_it_at_onc
     docs: Path, tmp_path: Path, fake: EmbeddingOllama
 ) -> None:
     index, cache_dir = index_of(docs, tmp_path / "cache")
-    with dense_for(index, cache_dir, fake.url) as before:
+    with dense_for(index, cache_dir, fake.url, params=WHOLE_TOO) as before:
         candidates_only = results(index, before.with_params(CANDIDATES_ONLY))
         assert before.embedded_chunks() < len(index)
         assert before.windows_to_embed(1000) == len(all_windows(index)) - len(
             before.vectors)
         assert results(index, before) == candidates_only  # not complete: no whole ranking
         before.embed_pending()
-    with dense_for(index, cache_dir, fake.url) as after:  # a new process: no pass run
+    with dense_for(index, cache_dir, fake.url, params=WHOLE_TOO) as after:  # a new process
         assert after.known_complete()
         assert after.embedded_chunks() == len(index) and after.windows_to_embed(1) == 0
         whole = results(index, after)

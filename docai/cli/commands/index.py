@@ -31,10 +31,11 @@ from docai.index.chunk_table import ChunkTable
 from docai.retrieval.dense import open_dense
 from docai.settings import QUIET, Settings
 
-# At most this many windows without vectors are embedded by a plain `docai index`: about
-# 50 s with the bundled model on this 2-core machine when quiet (11 windows/s; 2-5 when
-# busy), a wait most users accept once, after the index itself. A collection of up to
-# about 250 chunks (the docai guide: 90 chunks, 236 windows, 19 s) gets there in one go.
+# At most this many windows without vectors are embedded by a plain `docai index`: under a
+# minute with the bundled model on a quiet 2-core machine (9-11 windows/s in make bench; a
+# CPU busy with other work can be ten times slower, and Ctrl-C keeps what was done), once,
+# after the index itself. That is a folder of about 200-250 chunks (the docai guide: 97
+# chunks, 140 windows; the Debian FAQ: 181 chunks, 486 windows).
 UP_FRONT_WINDOWS = 600
 
 
