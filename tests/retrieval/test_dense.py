@@ -154,6 +154,32 @@ def test_an_interrupted_background_pass_resumes_where_it_stopped(
     assert stored is not None and len(stored.keys) == len(all_windows(index))
 
 
+def test_ctrl_c_during_a_cold_question_stops_it_and_keeps_what_it_embedded(
+    docs: Path, tmp_path: Path, fake: EmbeddingOllama
+) -> None:
+    index, cache_dir = index_of(docs, tmp_path / "cache")
+    with dense_for(index, cache_dir, fake.url) as dense:
+        real = dense.embedder.embed_passages
+        calls: list[int] = []
+
+        def interrupted(texts: list[str]) -> np.ndarray:
+            calls.append(len(texts))
+            if len(calls) == 3:
+                raise KeyboardInterrupt
+            return real(texts)
+
+        dense.embedder.embed_passages = interrupted  # type: ignore[method-assign]
+        with pytest.raises(KeyboardInterrupt):
+            search(index, QUESTIONS[0], 3, 0.0, dense)
+        kept = len(dense.vectors)
+        dense.embedder.embed_passages = real  # type: ignore[method-assign]
+        sent = len(fake.embedded_texts())
+        assert search(index, QUESTIONS[0], 3, 0.0, dense)  # asked again: goes on from there
+        again = [t for t in fake.embedded_texts()[sent:] if t not in QUESTIONS]
+    assert len(calls) == 3 and kept == calls[0] + calls[1]  # the two batches before it
+    assert not set(again) & set(fake.embedded_texts()[:sent])  # none embedded twice
+
+
 def test_ctrl_c_during_a_pass_loses_at_most_one_step(
     docs: Path, tmp_path: Path, fake: EmbeddingOllama
 ) -> None:
