@@ -34,6 +34,8 @@ class BackgroundPass:
     def __init__(self, dense: DenseRanking) -> None:
         self.dense = dense
         self.on_change: Callable[[], None] = lambda: None
+        # Called (from the pass's thread) when the pass embedded the collection's last window.
+        self.on_complete: Callable[[], None] = lambda: None
         self._idle = threading.Event()
         self._closing = threading.Event()
         self._done = 0
@@ -54,6 +56,7 @@ class BackgroundPass:
         dense.warn = self.dense.warn
         successor = BackgroundPass(dense)
         successor.on_change = self.on_change
+        successor.on_complete = self.on_complete
         return successor.start()
 
     def idle(self) -> None:
@@ -91,6 +94,8 @@ class BackgroundPass:
                 break
             report = self.dense.embed_pending(progress=self._progress, stop=self._paused,
                                               save_when_stopped=False)
+            if report.complete and report.embedded:
+                self.on_complete()
             if report.complete or not self.dense.active:
                 break
         self._running = False

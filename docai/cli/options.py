@@ -114,7 +114,9 @@ def build_parser() -> ArgumentParser:
         "index", parents=[shared], help="constrói ou atualiza o índice",
         description="Constrói ou atualiza o índice e mostra o que mudou. Os embeddings da "
         "busca por significado são calculados aos poucos (os das perguntas na hora, o resto "
-        "quando o modo interativo está ocioso); --embed calcula todos agora.")
+        "quando o modo interativo está ocioso); numa coleção pequena (até 600 janelas "
+        "de texto sem embedding: menos de um minuto) o index calcula todos já, e "
+        "--embed calcula todos agora em qualquer coleção.")
     index.add_argument("--embed", action="store_true",
                        help="calcula os embeddings de todos os trechos (pode levar minutos; "
                        "Ctrl-C para, e a próxima vez continua de onde parou)")

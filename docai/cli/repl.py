@@ -72,6 +72,9 @@ def run(settings: Settings, *, resume: bool = False) -> int:
     session.server = watch
     open_session_log(session, settings, resume=resume)
     if interactive and opened.dense is not None:
+        if not quiet and opened.dense.known_complete():  # else the prompt shows the pass
+            print(messages.DENSE_COVERAGE_COMPLETE.format(total=len(opened.dense.chunks)),
+                  file=sys.stderr, flush=True)
         session.background = BackgroundPass(opened.dense).start()
     try:
         if interactive:
@@ -186,6 +189,9 @@ def _terminal_lines(session: Session, *, announce: bool) -> Iterable[str]:
     if session.background is not None:  # its warnings come from its thread
         session.background.dense.warn = lambda line: _show_line(
             strip_controls(line), sys.stderr, prompt, pending)
+        if announce:
+            session.background.on_complete = lambda: _show_line(
+                _embedded_all(session), sys.stderr, prompt, pending)
     while True:
         while pending:
             text, stream = pending.pop(0)
@@ -211,6 +217,13 @@ def _no_mouse_reports() -> KeyBindings:
     bindings = KeyBindings()
     bindings.add(Keys.Vt100MouseEvent)(lambda event: None)
     return bindings
+
+
+def _embedded_all(session: Session) -> str:
+    """The line saying the whole collection now has embeddings (and is ranked by meaning)."""
+    background = session.background
+    total = len(background.dense.chunks) if background is not None else 0
+    return messages.DENSE_COVERAGE_COMPLETE.format(total=total)
 
 
 def _progress_text(session: Session, prompt: PromptSession[str]) -> str | None:

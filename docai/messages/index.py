@@ -69,3 +69,9 @@ INDEX_EMBED_INTERRUPTED = (
     "continua de onde parou."
 )
 INDEX_EMBEDDED = "Embeddings prontos para os {chunks} trechos ({windows} janelas novas em {seconds:.1f} s)."
+
+# --- docai index embedding a small collection up front (docai/cli/commands/index.py) ---
+INDEX_EMBED_LATER = (
+    "Busca por significado: {done} de {total} trechos com embeddings; o restante é calculado "
+    "em segundo plano no modo interativo, ou agora com `docai index --embed`."
+)

@@ -91,3 +91,13 @@ DENSE_DIMENSION_UNSTABLE = (
     "{old}); o servidor trocou de modelo?"
 )
 EVAL_FILE_TOO_LARGE = "maior que {limit} bytes"
+
+# How much of the collection the dense ranking covers (`docai search -v`, the REPL).
+DENSE_COVERAGE_PARTIAL = (
+    "Busca por significado: {done} de {total} trechos com embeddings ({percent}%); os outros "
+    "são calculados quando uma pergunta precisa deles, no modo interativo enquanto ele "
+    "espera, ou já com `docai index --embed`."
+)
+DENSE_COVERAGE_COMPLETE = (
+    "Busca por significado: os {total} trechos têm embeddings; nenhuma pergunta espera por eles."
+)

@@ -4,10 +4,10 @@ for the whole collection.
 Why re-rank rather than search by vectors alone: TF-IDF and BM25 only match shared terms,
 so a question that paraphrases the docs, or asks in Portuguese about English docs, ranks
 the right passage low; an embedding model places both near each other. But embedding a
-whole collection on a CPU takes hours, so answers cannot wait for it. A question's own
+large collection on a CPU takes hours, so answers cannot wait for it. A question's own
 lexical candidates (the top `dense_candidates`) are embedded when their vectors are
-missing, before ranking; so a question gets the same passages whether or not a background
-pass has run, and the first answer after start-up waits for at most a few windows.
+missing, before ranking, at most `dense_question_windows` of them (best candidates first):
+the first answer after start-up waits a few seconds at most, however deep the re-ranking.
 
 What is embedded: each chunk as short windows (`docai.retrieval.windows`), a chunk scored
 by its best window. The dense order of the candidates is fused with the lexical order by
@@ -18,10 +18,11 @@ The rest of the collection is embedded in small resumable steps (`embed_pending`
 REPL runs it in a background thread while it waits for the user, `docai index --embed` to
 the end); it saves at least every `SAVE_INTERVAL_S` and when it stops, and `stop` is heard
 between batches of a few windows, so a question, Ctrl-C or exit waits for at most one batch.
-Once every chunk has its vectors, a dense ranking over the whole collection may join the
+Once every chunk has its vectors, the dense ranking over the whole collection joins the
 fusion (`dense_full_weight`), and the store remembers the collection as complete (by a
-fingerprint of its chunk texts), so the next session's pass does not walk its windows again:
-at 100k chunks that walk cut and hashed about 400k windows, seconds of CPU at every start.
+fingerprint of its chunk texts): the next process ranks the whole collection from its first
+question, and the next session's pass does not walk its windows again (at 100k chunks that
+walk cut and hashed about 400k windows, seconds of CPU at every start).
 """
 
 from __future__ import annotations
@@ -124,7 +125,8 @@ class DenseRanking:
         self._lock = threading.Lock()  # one embedding job at a time: a question or a step
         self._failed: str | None = None
         self._cursor = 0  # chunks before it have every window's vector
-        self._complete = False  # a pass found every chunk's vectors
+        self._complete = False  # a pass (or the store's mark) found every chunk's vectors
+        self._mark_read = False  # the store's completeness mark was looked for
         self._full: tuple[np.ndarray, np.ndarray] | None = None
         self._fingerprint_value: bytes | None = None
 
@@ -139,6 +141,7 @@ class DenseRanking:
         ):
             other._windows, other._cursor = self._windows, self._cursor
             other._complete, other._full = self._complete, self._full
+            other._mark_read = self._mark_read
         return other
 
     @property
@@ -168,7 +171,8 @@ class DenseRanking:
             # Twice at most: rows found damaged (or a store cut short) when read the first
             # time are embedded again before ranking, never ranked as zeros.
             for _attempt in range(2):
-                missing = self._missing(candidates)
+                missing, candidates = self._within_budget(
+                    candidates, params.dense_question_windows)
                 with progress_for(self._progress, messages.DENSE_QUESTION_PROGRESS,
                                   len(missing), minimum=MIN_WINDOWS_FOR_BAR) as advance:
                     self._embed_windows(missing, advance=advance)
@@ -207,7 +211,7 @@ class DenseRanking:
     def full_ranking(self, query: np.ndarray) -> np.ndarray | None:
         """The `rank_depth` chunks of the whole collection closest to `query` (best window
         first), or None until every chunk has its vectors."""
-        if not self._complete or len(self.chunks) == 0:
+        if not self.known_complete() or len(self.chunks) == 0:
             return None
         if self._full is None:  # stacked on first use: most sessions never rank this way
             keys = [self._keys(row) for row in range(len(self.chunks))]
@@ -225,6 +229,37 @@ class DenseRanking:
         scores = np.maximum.reduceat(matrix @ query, starts)
         rows = np.arange(len(self.chunks), dtype=np.int64)
         return top(rows, scores, self._tiebreak, self.params.rank_depth)
+
+    def known_complete(self) -> bool:
+        """Whether every chunk is known to have its vectors: a pass found them, or the
+        store holds the mark of a pass that did (a hash of the chunk texts: a fraction of
+        a second at 100k chunks, once per process)."""
+        if not self._complete and not self._mark_read:
+            self._mark_read = True
+            if self.vectors.is_complete_for(self._fingerprint()):
+                self._cursor, self._complete = len(self.chunks), True
+        return self._complete
+
+    def embedded_chunks(self) -> int:
+        """How many chunks have every window's vector (walks the collection unless it is
+        known complete: for a report, not for every question)."""
+        if self.known_complete():
+            return len(self.chunks)
+        return sum(not self.vectors.missing(self._keys(row)) for row in range(len(self.chunks)))
+
+    def windows_to_embed(self, limit: int) -> int | None:
+        """How many windows of the collection lack a vector, or None when over `limit`
+        (the walk stops there, and a collection of more than `limit` chunks is not walked)."""
+        if self.known_complete():
+            return 0
+        if len(self.chunks) > limit:
+            return None
+        keys: set[str] = set()
+        for row in range(len(self.chunks)):
+            keys.update(self.vectors.missing(self._keys(row)))
+            if len(keys) > limit:
+                return None
+        return len(keys)
 
     # --- the background pass ----------------------------------------------------------------
     def embed_pending(
@@ -326,6 +361,22 @@ class DenseRanking:
     def _texts(self, row: int) -> tuple[str, ...]:
         params = self.params
         return windows(self.chunks.texts[row], params.window_chars, params.window_overlap)
+
+    def _within_budget(
+        self, rows: np.ndarray, budget: int
+    ) -> tuple[list[tuple[int, str]], np.ndarray]:
+        """The missing windows (row, key) of `rows` (best first) to embed for a question,
+        at most `budget` of them (a row whose windows do not fit is passed over, unless
+        it is the first), and the rows that will then have every vector."""
+        wanted: dict[str, int] = {}
+        kept: list[int] = []
+        for row in rows.tolist():
+            new = [key for key in self.vectors.missing(self._keys(row)) if key not in wanted]
+            if new and kept and len(wanted) + len(new) > budget:
+                continue
+            wanted.update((key, row) for key in new)
+            kept.append(row)
+        return [(row, key) for key, row in wanted.items()], np.array(kept, dtype=np.int64)
 
     def _missing(self, rows: np.ndarray) -> list[tuple[int, str]]:
         """(row, key) of each window of `rows` without a vector, each key once."""

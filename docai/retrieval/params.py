@@ -39,15 +39,25 @@ class RetrievalParams:
     window_chars: int = 600
     # Characters of trailing paragraphs a window repeats from the one before (0: none).
     window_overlap: int = 0
-    # How many lexical candidates are embedded (when missing) and re-ranked per question.
-    dense_candidates: int = 20
-    # RRF k of the re-ranking: small, so the top of each order counts far more than its tail.
-    dense_rrf_k: int = 10
-    # Lexical and dense votes in the re-ranking: lexical first, so a set where the embeddings
-    # are weaker (Borg, Flask) keeps its order, and dense reorders near-ties (make eval-dense).
-    rerank_weights: tuple[float, float] = (3.0, 1.0)
+    # How many lexical candidates are embedded (when missing) and re-ranked per question:
+    # 30 chosen on the blind sets pooled (docs/evaluation.md, issue 22's sweep).
+    dense_candidates: int = 30
+    # At most this many missing windows a question embeds before ranking, its best lexical
+    # candidates first: a question whose candidates are all new waits about as long as with
+    # 20 candidates (about 6 s on a 2-core CPU; make bench), whatever `dense_candidates`. A
+    # candidate left without vectors keeps its lexical vote only (asked again, or after the
+    # background pass or `docai index`, it has them).
+    dense_question_windows: int = 48
+    # RRF k of the re-ranking: small, so the top of each order counts far more than its tail
+    # (5 chosen on the blind sets pooled, with the weights below).
+    dense_rrf_k: int = 5
+    # Lexical and dense votes in the re-ranking: equal, chosen on the blind sets pooled (the
+    # earlier 3:1 was chosen on tuned sets, where words look strongest).
+    rerank_weights: tuple[float, float] = (1.0, 1.0)
     # Vote of the dense ranking over the whole collection, once every chunk has vectors
-    # (0: never; then results never depend on how far the background pass got).
+    # (0: never). 0 by the blind sets pooled: with the 1:1 re-ranking above, weights 1 and
+    # 2 lowered hit@3 and MRR (on setuptools the model's order of the whole collection
+    # favours change-log entries); with 3:1 weight 1 helped, but 3:1 lost to 1:1 fresh.
     dense_full_weight: float = 0.0
     # TF-IDF cosine above which a chunk copies a better hit and is dropped (None: keep all).
     duplicate_similarity: float | None = 0.85

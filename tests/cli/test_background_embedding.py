@@ -93,6 +93,11 @@ def test_the_repl_names_the_bundled_model_and_embeds_the_collection_while_idle(
     child.expect(PROMPT)
     child.expect(r"Embeddings: \d+ de 20 trechos \(\d+%")  # at the prompt's right
     wait_for(lambda: stored_windows(tmp_path, docs, BUNDLED) == window_count(docs))
+    child.expect(r"Busca por significado: os 20 trechos têm embeddings")
+    leave(child)
+    child = spawn(tmp_path, slow_embedder.url, "--docs", str(docs))  # the next session says so
+    child.expect(r"Busca por significado: os 20 trechos têm embeddings")
+    child.expect(PROMPT)
     leave(child)
 
 
@@ -138,6 +143,37 @@ def test_index_embed_embeds_everything_once_with_the_bundled_model(
     off = docai(*args, "--dense", "off")
     assert off.returncode == 2
     assert "--embed calcula os embeddings da busca por significado" in off.stderr
+
+
+@pytest.mark.usefixtures("dense_on")
+def test_index_embeds_a_small_collection_at_once_and_says_how_far_a_large_one_is(
+    tmp_path: Path, docai: InProcessDocai, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = write_docs(tmp_path / "docs", files=60)
+    cache = ("--docs", docs, "--cache-dir", tmp_path / "cache")
+    search = ("search", "como ajustar os temas", "-v", *cache)
+    monkeypatch.setattr("docai.cli.commands.index.UP_FRONT_WINDOWS", 59)  # 60 are too many
+    large = docai("index", *cache)
+    assert large.returncode == 0, large.stderr
+    assert "0 de 60 trechos com embeddings; o restante é calculado em segundo plano" in large.stderr
+    assert stored_windows(tmp_path, docs, BUNDLED) == 0
+    partial = docai(*search)
+    # What the question's candidates embedded, no more.
+    found = re.search(r"Busca por significado: (\d+) de 60 trechos com embeddings \(\d+%\)",
+                      partial.stderr)
+    assert found and 0 < int(found.group(1)) < 60
+
+    monkeypatch.undo()
+    small = docai("index", *cache)
+    assert small.returncode == 0, small.stderr
+    assert f"Embeddings prontos para os 60 trechos ({60 - int(found.group(1))} janelas novas" \
+        in small.stdout
+    assert stored_windows(tmp_path, docs, BUNDLED) == window_count(docs) == 60
+    whole = docai(*search)
+    assert "Busca por significado: os 60 trechos têm embeddings;" in whole.stderr
+    again = docai("index", *cache)  # nothing left: no model loaded, nothing said
+    assert "Embeddings" not in again.stdout + again.stderr
+    assert "Busca por significado" not in docai(*search, "--dense", "off").stderr
 
 
 @pytest.mark.usefixtures("dense_on")

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +17,7 @@ import pytest
 from docai import messages
 from docai.index import vector_store
 from docai.retrieval.dense import DenseRanking, open_dense_ranking
-from docai.retrieval.params import DEFAULT_PARAMS
+from docai.retrieval.params import DEFAULT_PARAMS, RetrievalParams
 from docai.retrieval.search_index import SearchIndex, covers, open_index
 from docai.retrieval.server_embedders import OllamaEmbedder
 from docai.retrieval.verdict import search
@@ -69,13 +70,15 @@ def index_of(docs: Path, cache: Path) -> tuple[SearchIndex, Path]:
 
 @contextmanager
 def dense_for(
-    index: SearchIndex, cache_dir: Path, url: str, warnings: list[str] | None = None
+    index: SearchIndex, cache_dir: Path, url: str, warnings: list[str] | None = None,
+    params: RetrievalParams = DEFAULT_PARAMS,
 ) -> Iterator[DenseRanking]:
     """A session's dense ranking; what its questions embedded is saved at the end, as the
     commands save it after their output."""
     embedder = OllamaEmbedder(url, MODEL, retries=0)
     sink = warnings if warnings is not None else []
-    ranking = open_dense_ranking(index.chunks, embedder, cache_dir, warn=sink.append)
+    ranking = open_dense_ranking(index.chunks, embedder, cache_dir, warn=sink.append,
+                                 params=params)
     try:
         yield ranking
     finally:
@@ -106,17 +109,21 @@ def results(index: SearchIndex, dense: DenseRanking) -> list[list[tuple[str, int
              for hit in search(index, question, 5, 0.0, dense)] for question in QUESTIONS]
 
 
-def test_search_is_the_same_whether_or_not_a_background_pass_ran(
+CANDIDATES_ONLY = replace(DEFAULT_PARAMS, dense_full_weight=0.0)
+WHOLE_TOO = replace(DEFAULT_PARAMS, dense_full_weight=1.0)
+
+
+def test_the_candidates_rank_the_same_whether_or_not_a_background_pass_ran(
     docs: Path, tmp_path: Path, fake: EmbeddingOllama
 ) -> None:
     index, cold_dir = index_of(docs, tmp_path / "cold")
     _, warm_dir = index_of(docs, tmp_path / "warm")
-    with dense_for(index, warm_dir, fake.url) as warm:
+    with dense_for(index, warm_dir, fake.url, params=CANDIDATES_ONLY) as warm:
         report = warm.embed_pending()
         assert report.complete and report.embedded == len(all_windows(index))
         warm_results = results(index, warm)
     sent = len(fake.embedded_texts())
-    with dense_for(index, cold_dir, fake.url) as cold:
+    with dense_for(index, cold_dir, fake.url, params=CANDIDATES_ONLY) as cold:
         cold_results = results(index, cold)
 
     assert cold_results == warm_results
@@ -145,6 +152,32 @@ def test_an_interrupted_background_pass_resumes_where_it_stopped(
     stored = vector_store.load(vector_store.store_path(cache_dir, "ollama/" + MODEL),
                                "ollama/" + MODEL)
     assert stored is not None and len(stored.keys) == len(all_windows(index))
+
+
+def test_ctrl_c_during_a_cold_question_stops_it_and_keeps_what_it_embedded(
+    docs: Path, tmp_path: Path, fake: EmbeddingOllama
+) -> None:
+    index, cache_dir = index_of(docs, tmp_path / "cache")
+    with dense_for(index, cache_dir, fake.url) as dense:
+        real = dense.embedder.embed_passages
+        calls: list[int] = []
+
+        def interrupted(texts: list[str]) -> np.ndarray:
+            calls.append(len(texts))
+            if len(calls) == 3:
+                raise KeyboardInterrupt
+            return real(texts)
+
+        dense.embedder.embed_passages = interrupted  # type: ignore[method-assign]
+        with pytest.raises(KeyboardInterrupt):
+            search(index, QUESTIONS[0], 3, 0.0, dense)
+        kept = len(dense.vectors)
+        dense.embedder.embed_passages = real  # type: ignore[method-assign]
+        sent = len(fake.embedded_texts())
+        assert search(index, QUESTIONS[0], 3, 0.0, dense)  # asked again: goes on from there
+        again = [t for t in fake.embedded_texts()[sent:] if t not in QUESTIONS]
+    assert len(calls) == 3 and kept == calls[0] + calls[1]  # the two batches before it
+    assert not set(again) & set(fake.embedded_texts()[:sent])  # none embedded twice
 
 
 def test_ctrl_c_during_a_pass_loses_at_most_one_step(
@@ -270,6 +303,40 @@ def test_the_whole_collection_joins_the_ranking_only_once_every_chunk_has_vector
         full.embed_pending()
         ranking = full.full_ranking(query)
     assert ranking is not None and len(ranking) == min(len(index), DEFAULT_PARAMS.rank_depth)
+
+
+def test_once_the_collection_is_embedded_the_next_process_ranks_all_of_it_at_once(
+    docs: Path, tmp_path: Path, fake: EmbeddingOllama
+) -> None:
+    index, cache_dir = index_of(docs, tmp_path / "cache")
+    with dense_for(index, cache_dir, fake.url, params=WHOLE_TOO) as before:
+        candidates_only = results(index, before.with_params(CANDIDATES_ONLY))
+        assert before.embedded_chunks() < len(index)
+        assert before.windows_to_embed(1000) == len(all_windows(index)) - len(
+            before.vectors)
+        assert results(index, before) == candidates_only  # not complete: no whole ranking
+        before.embed_pending()
+    with dense_for(index, cache_dir, fake.url, params=WHOLE_TOO) as after:  # a new process
+        assert after.known_complete()
+        assert after.embedded_chunks() == len(index) and after.windows_to_embed(1) == 0
+        whole = results(index, after)
+    assert whole != candidates_only  # the whole-collection ranking voted
+
+
+def test_a_cold_question_embeds_at_most_its_budget_of_windows(
+    docs: Path, tmp_path: Path, fake: EmbeddingOllama
+) -> None:
+    index, cache_dir = index_of(docs, tmp_path / "cache")
+    budget = replace(DEFAULT_PARAMS, dense_candidates=30, dense_question_windows=6)
+    with dense_for(index, cache_dir, fake.url, params=budget) as dense:
+        sent = len(fake.embedded_texts())
+        first = search(index, QUESTIONS[0], 5, 0.0, dense)
+        cold = [t for t in fake.embedded_texts()[sent:] if t not in QUESTIONS]
+        again = search(index, QUESTIONS[0], 5, 0.0, dense)
+        later = [t for t in fake.embedded_texts()[sent:] if t not in QUESTIONS]
+    assert 0 < len(cold) <= 6 and first
+    # Asked again, it embeds the next windows of its candidates, again within the budget.
+    assert len(cold) < len(later) <= 12 and again
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,12 @@ Not saving is a failure here, unlike for the other commands (which answer from t
 memory and warn): saving is what `docai index` is run for. 2, not 1, because the fix is the
 user's (a writable `--cache-dir`), as with every `DocaiError`; 1 means the model failed.
 
-`--embed` then embeds every chunk for the dense ranking, which questions and the REPL
-otherwise do bit by bit: for someone about to ask many questions, or before going offline
-from an Ollama embedder. Ctrl-C keeps what was embedded (exit 130), and the next run goes on
-from there.
+Then every chunk is embedded for the dense ranking, once embedded the whole collection is
+ranked by meaning too: always when the windows left to embed are few (`UP_FRONT_WINDOWS`,
+under a minute with the bundled model here), and with `--embed` whatever their number (for
+someone about to ask many questions, or before going offline from an Ollama embedder);
+otherwise the REPL embeds the rest while it waits, and a line says how far it is. Ctrl-C
+keeps what was embedded (exit 130), and the next run goes on from there.
 """
 
 from __future__ import annotations
@@ -27,7 +29,14 @@ from docai.errors import SettingsError
 from docai.index.build import build_index
 from docai.index.chunk_table import ChunkTable
 from docai.retrieval.dense import open_dense
-from docai.settings import Settings
+from docai.settings import QUIET, Settings
+
+# At most this many windows without vectors are embedded by a plain `docai index`: under a
+# minute with the bundled model on a quiet 2-core machine (9-11 windows/s in make bench; a
+# CPU busy with other work can be ten times slower, and Ctrl-C keeps what was done), once,
+# after the index itself. That is a folder of about 200-250 chunks (the docai guide: 97
+# chunks, 140 windows; the Debian FAQ: 181 chunks, 486 windows).
+UP_FRONT_WINDOWS = 600
 
 
 def run(settings: Settings, *, embed: bool = False) -> int:
@@ -46,17 +55,30 @@ def run(settings: Settings, *, embed: bool = False) -> int:
         print(messages.ERROR_PREFIX.format(message=problem), file=sys.stderr)
     if any(problems):
         return 2
-    return _embed_all(settings, stored.chunks) if embed else 0
+    if not embed and not settings.dense:
+        return 0
+    return _embed_all(settings, stored.chunks, asked=embed)
 
 
-def _embed_all(settings: Settings, chunks: ChunkTable) -> int:
-    """Embed every chunk still without vectors; 1 when the embedder failed."""
+def _embed_all(settings: Settings, chunks: ChunkTable, *, asked: bool) -> int:
+    """Embed every chunk still without vectors (unless not `asked` and more than
+    `UP_FRONT_WINDOWS` windows are missing: then say how far it is); 1 when the embedder
+    failed on `--embed`."""
     def warn(line: str) -> None:
         print(strip_controls(line), file=sys.stderr, flush=True)
 
     dense = open_dense(settings, chunks, warn=warn)
     if dense is None:  # no chunks
         return 0
+    if not asked:
+        missing = dense.windows_to_embed(UP_FRONT_WINDOWS)
+        if missing == 0:
+            return 0
+        if missing is None:
+            if settings.verbosity > QUIET:
+                print(messages.INDEX_EMBED_LATER.format(
+                    done=dense.embedded_chunks(), total=len(chunks)), file=sys.stderr)
+            return 0
     announce_embedder(dense, settings, sys.stderr)
     started = time.monotonic()
     try:
@@ -67,7 +89,7 @@ def _embed_all(settings: Settings, chunks: ChunkTable) -> int:
     finally:
         dense.embedder.close()
     if not done.complete:  # the embedder failed: `warn` said why
-        return 1
+        return 1 if asked else 0
     if (reason := dense.vectors.save_error) is not None:  # as for the index: the user's fix
         print(messages.ERROR_PREFIX.format(message=messages.INDEX_EMBEDDINGS_NOT_SAVED.format(
             path=dense.vectors.path, reason=reason)), file=sys.stderr)

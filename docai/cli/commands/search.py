@@ -15,13 +15,13 @@ from typing import Any
 
 from docai import messages
 from docai.cli.passages import snippet
-from docai.cli.startup import open_retrieval
+from docai.cli.startup import dense_coverage, open_retrieval
 from docai.cli.terminal_text import json_text, one_line
 from docai.errors import DocaiError
 from docai.loading import display_name
 from docai.records import Hit
 from docai.retrieval.verdict import search
-from docai.settings import Settings
+from docai.settings import VERBOSE, Settings
 
 # A question echoed back ("no passage for: ...") is shortened to this many characters.
 ECHO_WIDTH = 120
@@ -45,6 +45,8 @@ def run(settings: Settings, question: str | None) -> int:
             else:
                 header = question is None
                 print(_human(query, hits, header=header, first=position == 0), flush=True)
+        if settings.verbosity >= VERBOSE and opened.dense is not None:  # as the search left it
+            print(dense_coverage(opened.dense), file=sys.stderr, flush=True)
     finally:
         opened.save_vectors()
     return 0
