@@ -245,7 +245,10 @@ class DenseRanking:
         known complete: for a report, not for every question)."""
         if self.known_complete():
             return len(self.chunks)
-        return sum(not self.vectors.missing(self._keys(row)) for row in range(len(self.chunks)))
+        self._advance_cursor()  # every chunk before the pass's cursor has its vectors
+        return self._cursor + sum(
+            1 for row in range(self._cursor, len(self.chunks))
+            if not self.vectors.missing(self._keys(row)))
 
     def windows_to_embed(self, limit: int) -> int | None:
         """How many windows of the collection lack a vector, or None when over `limit`
@@ -322,14 +325,6 @@ class DenseRanking:
                 self.vectors.save(keep=keep)
                 self._report_notices()
         return PassReport(embedded, self._cursor, total)
-
-    def embedded_chunks(self) -> int:
-        """How many chunks have every window's vector (what `/info` reports): cuts the
-        windows of every chunk not yet looked at, so it is for a user's request, not a loop."""
-        self._advance_cursor()
-        return self._cursor + sum(
-            1 for row in range(self._cursor, len(self.chunks))
-            if not self.vectors.missing(self._keys(row)))
 
     def pending(self) -> bool:
         """Whether some chunk still lacks vectors (after the last pass looked)."""
