@@ -21,6 +21,7 @@ from docai.cli.config import (
     on_off,
     sourced_values,
 )
+from docai.errors import SettingsError
 from docai.retrieval.params import DEFAULT_PARAMS, METHODS
 from docai.settings import (
     BACKENDS,
@@ -151,6 +152,12 @@ def _shared_options(suppress_defaults: bool) -> ArgumentParser:
                       default=default(d.chunking.overlap_tokens),
                       help=f"tokens repetidos entre trechos vizinhos "
                       f"(padrão: {d.chunking.overlap_tokens})")
+    docs.add_argument("--store", metavar="URL", type=_store_url, default=default(None),
+                      help="índice compartilhado num PostgreSQL com pgvector "
+                      "(postgresql://usuário@servidor/banco; ou DOCAI_STORE; padrão: a pasta "
+                      "de cache local)")
+    docs.add_argument("--collection", metavar="NOME", default=default(None),
+                      help="a coleção dentro do --store (padrão: o nome da pasta de documentos)")
     search = parser.add_argument_group("busca")
     search.add_argument("-k", "--top-k", type=int, metavar="N", default=default(None),
                         help=f"quantos trechos recuperar (padrão: {d.top_k})")
@@ -254,7 +261,24 @@ def settings_from_args(
         retrieval=args.retrieval,
         json_output=args.json_output,
         verbosity=args.verbosity,
+        store=values["store"].value,
+        collection=_collection(args.collection),
     )
+
+
+def _store_url(text: str) -> str:
+    from docai.redaction import redact_url
+    from docai.store.connection import is_store_url  # here: psycopg only when a store is set
+
+    if not is_store_url(text):
+        raise argparse.ArgumentTypeError(messages.STORE_BAD_URL.format(url=redact_url(text)))
+    return text.strip()
+
+
+def _collection(name: str | None) -> str | None:
+    if name is not None and not (0 < len(name) <= 200 and name.isprintable() and name.strip()):
+        raise SettingsError(messages.STORE_BAD_COLLECTION.format(name=name))
+    return name
 
 
 def _coverage(text: str) -> float:

@@ -30,6 +30,7 @@ from docai.cli.server_check import ServerState, ServerWatch, start_note, watched
 from docai.cli.startup import open_retrieval
 from docai.cli.terminal_text import one_line, strip_controls
 from docai.settings import QUIET, Settings, history_file
+from docai.store.errors import StoreUnavailable
 from docai.text.analysis import surely_english
 
 
@@ -61,7 +62,7 @@ def run(settings: Settings) -> int:
         answerer, show_thinking=settings.show_thinking, out=sys.stdout, interactive=interactive
     )
     session.server = watch
-    if interactive and opened.dense is not None:
+    if interactive and opened.dense is not None and not settings.store:
         session.background = BackgroundPass(opened.dense).start()
     try:
         if interactive:
@@ -134,6 +135,10 @@ def ask(question: str, session: Session, *, fresh: bool = False) -> None:
         printer.interrupted()
         if not session.interactive:
             raise
+    except StoreUnavailable as error:  # the shared store dropped: the next question retries
+        printer.abandon()
+        print(messages.ERROR_PREFIX.format(message=strip_controls(str(error))), file=sys.stderr)
+        return
     except BaseException:
         printer.abandon()
         raise

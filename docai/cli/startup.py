@@ -42,6 +42,10 @@ def open_retrieval(
     be refused, and the user should hear why once, not "not covered" at each question.
     `-q` keeps the notes to itself; `-v` adds how long opening took; `announce` names the
     embedding model (once a session: not again when the REPL reindexes)."""
+    if settings.store:
+        from docai.store.startup import open_store
+
+        return open_store(settings, err, announce=announce)  # type: ignore[return-value]
     bar = progress_bar if progress else None
     started = time.monotonic()
     index, report = open_index(settings, progress=bar)

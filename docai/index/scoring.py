@@ -74,7 +74,8 @@ class TfidfScorer:
         """`columns` is the column layout of `counts` (shared with the BM25 scorer); `idf` is
         `smooth_idf(counts)` when already known (stored in the cache), else computed here."""
         if counts.shape[1] == 0:  # no terms at all (empty docs folder): nothing can match
-            return cls(idf=np.zeros(0), by_column=Csc.empty(counts.shape))
+            return cls(idf=np.zeros(0) if idf is None else idf,
+                       by_column=Csc.empty(counts.shape))
         if idf is None:
             idf = smooth_idf(columns)
         rows = columns.indices.astype(np.intp)  # converted once, used twice

@@ -11,3 +11,4 @@ from docai.messages.index import *  # noqa: F403
 from docai.messages.llm import *  # noqa: F403
 from docai.messages.loading import *  # noqa: F403
 from docai.messages.retrieval import *  # noqa: F403
+from docai.messages.store import *  # noqa: F403

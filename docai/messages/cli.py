@@ -180,6 +180,7 @@ CONFIG_EXAMPLES = {
     "dense": 'dense = "off"',
     "embedder": 'embedder = "nomic-embed-text"',
     "k": "k = 5",
+    "store": 'store = "postgresql://docai@db.exemplo/docs"',
 }
 NO_DOCS_FOLDER = (
     "não sei qual pasta de documentação usar: não há {candidates} aqui. Indique-a com "
@@ -228,3 +229,7 @@ REPL_ECHO = "docai> {line}"
 OPTION_BAD_SWITCH = "valor inválido: {value!r} (use on ou off)"
 OPTION_BAD_NAME = "{value!r} não é um nome de modelo (um nome sem espaços, como deepseek-r1)"
 OPTION_BAD_COVERAGE = "é a parte da pergunta que os trechos devem cobrir, de 0 a 1; recebi {value} (tente 0.6)"
+
+# The shared store's config key (docai.store).
+CONFIG_EXPECTED_STORE = "um endereço do PostgreSQL (postgresql://usuário@servidor/banco)"
+ENV_EXPECTED_STORE = CONFIG_EXPECTED_STORE

@@ -9,7 +9,8 @@ from __future__ import annotations
 from docai import messages
 from docai.cli.config import KEYS, Sourced
 from docai.cli.terminal_text import one_line
-from docai.settings import config_file, redact_url
+from docai.redaction import redact_url
+from docai.settings import config_file
 
 
 def run(values: dict[str, Sourced]) -> int:
@@ -35,6 +36,6 @@ def _shown(key: str, sourced: Sourced) -> str:
         return messages.CONFIG_NONE
     if isinstance(value, bool):
         return "on" if value else "off"
-    if key == "server":
+    if key in ("server", "store"):
         return one_line(redact_url(str(value)))
     return one_line(str(value))
