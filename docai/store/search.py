@@ -101,6 +101,9 @@ class StoreIndex:
     def best_file(self, question: str, max_tokens: float = math.inf) -> tuple[str | None, float]:
         return self._current(question).best_file(question, max_tokens)
 
+    def passage_bar(self, min_coverage: float | None) -> float:
+        return self.params.min_coverage if min_coverage is None else min_coverage
+
     def file_text(self, source: str) -> str | None:
         """None when the docs folder holds the file (read as the local index would);
         otherwise its chunks' texts, for a client without the docs."""
