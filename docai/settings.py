@@ -28,6 +28,7 @@ ENV_MODEL = "DOCAI_MODEL"
 ENV_OLLAMA_HOST = "OLLAMA_HOST"
 ENV_DENSE = "DOCAI_DENSE"
 ENV_STORE = "DOCAI_STORE"
+ENV_STORE_HNSW = "DOCAI_STORE_HNSW"
 # `--embed-model auto`: the best embedding model installed in the user's Ollama.
 AUTO_EMBED_MODEL = "auto"
 # How much the CLI says besides the answer: -q only the answer, -v timings and retrieval.
@@ -100,6 +101,9 @@ class Settings:
     # and the collection in it (None: the docs folder's name).
     store: str | None = None
     collection: str | None = None
+    # Whether `index --embed --store` builds the HNSW index (ENV_STORE_HNSW=off: a server whose
+    # pgvector binary cannot, e.g. one built for a newer CPU; nearest windows then scan).
+    store_hnsw: bool = True
 
     def __post_init__(self) -> None:
         if not 1 <= self.top_k <= MAX_TOP_K:

@@ -31,6 +31,7 @@ from docai.settings import (
     ENV_DOCS,
     ENV_MODEL,
     ENV_OLLAMA_HOST,
+    ENV_STORE_HNSW,
     LOCAL_HOST,
     NORMAL,
     OLLAMA_PORT,
@@ -263,6 +264,7 @@ def settings_from_args(
         verbosity=args.verbosity,
         store=values["store"].value,
         collection=_collection(args.collection),
+        store_hnsw=on_off(environ.get(ENV_STORE_HNSW, "on")) is not False,
     )
 
 

@@ -45,7 +45,7 @@ def open_retrieval(
     if settings.store:
         from docai.store.startup import open_store
 
-        return open_store(settings, err, announce=announce)  # type: ignore[return-value]
+        return open_store(settings, err, announce=announce)
     bar = progress_bar if progress else None
     started = time.monotonic()
     index, report = open_index(settings, progress=bar)

@@ -101,10 +101,11 @@ class StoreDense:
 
 def _stored_vectors(conn: Any, embedder: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
     rows = conn.execute(
-        "SELECT v.key, v.embedding::vector::real[] FROM docai_vectors v "
+        "SELECT v.key, v.embedding::text FROM docai_vectors v "
         "JOIN docai_embedders e ON e.id = v.embedder_id WHERE e.name = %s AND v.key = ANY(%s)",
         (embedder, [bytes.fromhex(k) for k in keys])).fetchall()
-    return {bytes(key).hex(): np.asarray(values, dtype=np.float32) for key, values in rows}
+    return {bytes(key).hex(): np.array(text.strip("[]").split(","), dtype=np.float32)
+            for key, text in rows}
 
 
 def _embedder(settings: Settings, warn: Callable[[str], None]) -> Embedder:
@@ -139,7 +140,7 @@ def embed_collection(settings: Settings, name: str, say: Callable[[str], None]) 
     params = RetrievalParams()
     started = time.monotonic()
     embedded = 0
-    conn = connect(url)
+    conn = connect(url, autocommit=True)  # each `transaction()` below is one of its own
     try:
         with translated(url):
             schema.check(conn, url)
@@ -189,7 +190,7 @@ def embed_collection(settings: Settings, name: str, say: Callable[[str], None]) 
                                 "INSERT INTO docai_embedders (name, dimension) VALUES (%s, %s) "
                                 "ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name "
                                 "RETURNING id", (embedder.name, dimension)).fetchone() or (0,)
-                        for key, vector in vectors:
+                        for _key, vector in vectors:
                             if len(vector) != dimension:
                                 raise StoreError(messages.STORE_EMBED_OTHER_DIMENSION.format(
                                     model=embedder.name, got=len(vector), expected=dimension))
@@ -207,7 +208,7 @@ def embed_collection(settings: Settings, name: str, say: Callable[[str], None]) 
                              for t in windows(text, params.window_chars, params.window_overlap)])
                     embedded += len(vectors)
                     advance(len(batch))
-            if embedder_id is not None:
+            if embedder_id is not None and settings.store_hnsw:
                 with conn.transaction():
                     schema.ensure_hnsw(conn, embedder_id, dimension)
     finally:

@@ -27,9 +27,9 @@ import psycopg
 
 from docai import messages
 from docai.chunking import CHUNKER_VERSION
+from docai.index.workers import ParsedFile, parse_file
 from docai.loading import PARSER_VERSION, scan, source_name
 from docai.records import Progress, Skipped, progress_for
-from docai.index.workers import ParsedFile, parse_file
 from docai.redaction import redact_url
 from docai.settings import Settings
 from docai.store import schema
@@ -93,7 +93,7 @@ def index_collection(
     """Bring `collection` up to date with `settings.docs_dir`; StoreError on failure."""
     url = settings.store or ""
     started = time.monotonic()
-    conn = connect(url)
+    conn = connect(url, autocommit=True)  # each `transaction()` below is one of its own
     try:
         with translated(url):
             schema.ensure(conn, url)
@@ -333,7 +333,7 @@ def _analyze(conn: psycopg.Connection[Any]) -> None:
 
 
 def _one(conn: psycopg.Connection[Any], query: str, params: tuple[object, ...]) -> Any:
-    row = conn.execute(query, params).fetchone()  # type: ignore[arg-type]
+    row = conn.execute(query, params).fetchone()
     assert row is not None, query  # each query here returns exactly one row
     return row
 
