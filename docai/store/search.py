@@ -92,7 +92,7 @@ class StoreIndex:
         self, question: str, ranked: np.ndarray, scores: np.ndarray, k: int,
         min_coverage: float | None = None, similarity: float | None = None,
     ) -> list[Hit]:
-        return self._current(question).top_hits(
+        return self._judging(question).top_hits(
             question, ranked, scores, k, min_coverage, similarity)
 
     def search(self, question: str, k: int, min_coverage: float | None = None) -> list[Hit]:
@@ -119,10 +119,9 @@ class StoreIndex:
         statistics (kept for the steps that follow the ranking)."""
         params = self.params
         depth = max(params.rank_depth, 4 * max(k, 1)) + DEPTH_MARGIN
-        terms = self._terms(question)
         with self.reading() as conn:
             generation = self._refresh(conn)
-            known = queries.document_frequencies(conn, generation.id, terms)
+            known = queries.document_frequencies(conn, generation.id, self._terms(question))
             counts = Counter(t for t in self._analyzer.query_terms(question) if t in known)
             ids: list[int] = []
             if counts:
@@ -134,13 +133,34 @@ class StoreIndex:
                     (query * lucene_idf(frequency, rows)).tolist(),
                     ((1.0 + np.log(query)) * smooth_idf_of(frequency, rows)).tolist(),
                     k1=params.bm25_k1, b=params.bm25_b, average=average, depth=depth)
-            chunks = queries.chunks_by_id(conn, ids)
-            postings = queries.chunk_terms(conn, generation.id, ids)
-        candidates = StoreCandidates.of(
-            self, [chunks[i] for i in ids], ids, postings,
-            {t: df for t, (_, df) in known.items()}, generation)
+            candidates = self._assemble(conn, generation, ids, known)
         self._last = (question, candidates)
         return candidates
+
+    def _assemble(
+        self, conn: psycopg.Connection[Any], generation: queries.Generation, ids: list[int],
+        known: dict[str, tuple[int, int]],
+    ) -> StoreCandidates:
+        chunks = queries.chunks_by_id(conn, ids)
+        postings = queries.chunk_terms(conn, generation.id, ids)
+        return StoreCandidates.of(self, [chunks[i] for i in ids], ids, postings,
+                                  {t: df for t, (_, df) in known.items()}, generation)
+
+    def _judging(self, question: str) -> StoreCandidates:
+        """The candidates of the last ranking, able to judge `question` (a follow-up is
+        ranked with earlier questions but judged on its own words: their statistics are
+        added, the rows stay the ranking's)."""
+        if self._last is None:
+            return self.candidates(question, 1)
+        ranked_question, last = self._last
+        if ranked_question == question:
+            return last
+        terms = sorted(set(self._terms(ranked_question)) | set(self._terms(question)))
+        with self.reading() as conn:
+            known = queries.document_frequencies(conn, last._generation.id, terms)
+            judging = self._assemble(conn, last._generation, last._ids.tolist(), known)
+        self._last = (question, judging)
+        return judging
 
     def last_candidates(self) -> StoreCandidates | None:
         """The candidates of the last question ranked (what the dense re-ranking reads)."""
