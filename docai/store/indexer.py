@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -27,9 +28,10 @@ import psycopg
 
 from docai import messages
 from docai.chunking import CHUNKER_VERSION
+from docai.index.build import parse_all
 from docai.index.workers import ParsedFile, parse_file
 from docai.loading import PARSER_VERSION, scan, source_name
-from docai.records import Progress, Skipped, progress_for
+from docai.records import Progress, Skipped
 from docai.redaction import redact_url
 from docai.settings import Settings
 from docai.store import schema
@@ -141,28 +143,25 @@ def _index(
     counts = {"new": 0, "changed": 0, "unchanged": 0}
     skipped = list(found.skipped)
     terms: dict[str, int] = {}
-    with progress_for(progress, messages.PROGRESS_PARSING, len(sources),
-                      minimum=1) as advance:
-        for source in sources:
-            old = known.get(source)
-            parsed = parse_file(root, settings.chunking, (source, old[1] if old else None),
-                                follow_links=settings.follow_links)
-            advance(1)
-            if parsed.reused:
-                counts["unchanged"] += 1
-                continue
-            if parsed.skipped is not None or not parsed.chunks:
-                if parsed.skipped is not None:
-                    skipped.append(parsed.skipped)
-                if old is not None:
-                    with conn.transaction():
-                        _remove_file(conn, target, old[0])
-                continue
-            counts["changed" if old else "new"] += 1
-            with conn.transaction():
-                if old is not None:
+    tasks = [(source, known[source][1] if source in known else None) for source in sources]
+    work = partial(parse_file, root, settings.chunking, follow_links=settings.follow_links)
+    for parsed in parse_all(work, tasks, progress):  # in worker processes, as the local build
+        old = known.get(parsed.source)
+        if parsed.reused:
+            counts["unchanged"] += 1
+            continue
+        if parsed.skipped is not None or not parsed.chunks:
+            if parsed.skipped is not None:
+                skipped.append(parsed.skipped)
+            if old is not None:
+                with conn.transaction():
                     _remove_file(conn, target, old[0])
-                _write_file(conn, target, parsed, terms)
+            continue
+        counts["changed" if old else "new"] += 1
+        with conn.transaction():
+            if old is not None:
+                _remove_file(conn, target, old[0])
+            _write_file(conn, target, parsed, terms)
     gone = [known[source][0] for source in sorted(set(known) - set(sources))]
     for file_id in gone:
         with conn.transaction():
@@ -239,11 +238,16 @@ def _write_file(
         "FROM generate_series(1, %s)", (len(chunks),))]
     with conn.cursor().copy(
         "COPY docai_chunks (id, generation_id, file_id, source, ordinal, heading_path, text, "
-        "tokens, length) FROM STDIN"
+        "tokens, length, term_ids, term_counts) FROM STDIN"
     ) as copy:
-        for chunk_id, chunk, length in zip(chunk_ids, chunks, lengths, strict=True):
+        for row, (chunk_id, chunk, length) in enumerate(zip(chunk_ids, chunks, lengths,
+                                                            strict=True)):
+            start, end = int(block.indptr[row]), int(block.indptr[row + 1])
+            ids = local_to_global[block.indices[start:end]]
+            order = np.argsort(ids)
             copy.write_row((chunk_id, generation, file_id, chunk.source, chunk.ordinal,
-                            list(chunk.heading_path), chunk.text, chunk.tokens, length))
+                            list(chunk.heading_path), chunk.text, chunk.tokens, length,
+                            ids[order].tolist(), block.data[start:end][order].tolist()))
     frequency: dict[int, int] = {}
     with conn.cursor().copy(
         "COPY docai_postings (generation_id, term_id, chunk_id, file_id, count, length) "

@@ -95,14 +95,21 @@ def chunks_by_id(conn: psycopg.Connection[Any], ids: Sequence[int]) -> dict[int,
 
 def chunk_terms(
     conn: psycopg.Connection[Any], generation: int, ids: Sequence[int]
-) -> list[tuple[int, str, int, int]]:
-    """(chunk id, term, count, the term's document frequency) of every term of the chunks."""
-    return conn.execute(
-        "SELECT p.chunk_id, t.term, p.count, s.df FROM docai_postings p "
-        "JOIN docai_terms t ON t.id = p.term_id "
-        "JOIN docai_term_stats s ON s.generation_id = p.generation_id AND s.term_id = p.term_id "
-        "WHERE p.generation_id = %s AND p.chunk_id = ANY(%s)", (generation, list(ids))
-    ).fetchall()
+) -> tuple[np.ndarray, dict[int, tuple[str, int]]]:
+    """Every (chunk id, term id, count) of the chunks, as an int64 array of 3 columns, and
+    each of their terms' (text, document frequency) by term id."""
+    parts = [(np.full(len(term_ids), chunk_id, dtype=np.int64),
+              np.array(term_ids, dtype=np.int64), np.array(counts, dtype=np.int64))
+             for chunk_id, term_ids, counts in conn.execute(
+                 "SELECT id, term_ids, term_counts FROM docai_chunks WHERE id = ANY(%s)",
+                 (list(ids),))]
+    entries = (np.stack([np.concatenate(column) for column in zip(*parts, strict=True)], 1)
+               if parts else np.zeros((0, 3), dtype=np.int64))
+    terms = {int(term_id): (term, int(df)) for term_id, term, df in conn.execute(
+        "SELECT t.id, t.term, s.df FROM docai_terms t JOIN docai_term_stats s "
+        "ON s.term_id = t.id AND s.generation_id = %s WHERE t.id = ANY(%s)",
+        (generation, np.unique(entries[:, 1]).tolist()))}
+    return entries, terms
 
 
 def chunks_holding_any(

@@ -75,7 +75,11 @@ CREATE TABLE docai_chunks (
     text text NOT NULL,
     tokens integer NOT NULL,
     length integer NOT NULL,
-    norm double precision NOT NULL DEFAULT 1
+    norm double precision NOT NULL DEFAULT 1,
+    -- the chunk's term vector (ids ascending, and their counts): its whole row of the
+    -- inverted index in one read, for scoring it as a candidate
+    term_ids integer[] NOT NULL,
+    term_counts integer[] NOT NULL
 );
 CREATE INDEX docai_chunks_file ON docai_chunks (file_id);
 CREATE INDEX docai_chunks_order ON docai_chunks (generation_id, source, ordinal);

@@ -248,20 +248,26 @@ class StoreCandidates(SearchIndex):
     @classmethod
     def of(
         cls, store: StoreIndex, chunks: Sequence[Chunk], ids: Sequence[int],
-        postings: Sequence[tuple[int, str, int, int]], question_frequency: dict[str, int],
-        generation: queries.Generation,
+        postings: tuple[np.ndarray, dict[int, tuple[str, int]]],
+        question_frequency: dict[str, int], generation: queries.Generation,
     ) -> StoreCandidates:
+        entries, terms = postings
         frequency = dict(question_frequency)
-        frequency.update((term, int(df)) for _, term, _, df in postings)
-        vocabulary = tuple(sorted({term for _, term, _, _ in postings}))
-        column = {term: j for j, term in enumerate(vocabulary)}
-        row_of = {chunk_id: row for row, chunk_id in enumerate(ids)}
-        entries = sorted((row_of[chunk_id], column[term], count)
-                         for chunk_id, term, count, _ in postings)
-        rows = np.array([e[0] for e in entries], dtype=np.int64)
+        frequency.update(terms.values())
+        term_ids = np.array(sorted(terms), dtype=np.int64)
+        texts = [terms[t][0] for t in term_ids.tolist()]
+        order = sorted(range(len(texts)), key=texts.__getitem__)  # columns in term order
+        vocabulary = tuple(texts[j] for j in order)
+        column_of_id = np.empty(len(order), dtype=np.int64)
+        column_of_id[np.array(order, dtype=np.int64)] = np.arange(len(order))
+        chunk_ids = np.array(ids, dtype=np.int64)
+        by_id = np.argsort(chunk_ids)
+        rows = by_id[np.searchsorted(chunk_ids[by_id], entries[:, 0])]
+        columns = column_of_id[np.searchsorted(term_ids, entries[:, 1])]
+        layout = np.lexsort((columns, rows))
+        rows = rows[layout]
         counts = Csr(
-            np.array([e[2] for e in entries], dtype=np.int32),
-            np.array([e[1] for e in entries], dtype=np.int32),
+            entries[layout, 2].astype(np.int32), columns[layout].astype(np.int32),
             np.searchsorted(rows, np.arange(len(ids) + 1)).astype(np.int64),
             (len(ids), len(vocabulary)),
         )
