@@ -156,3 +156,18 @@ def test_config_shows_the_store_without_its_password(home: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "postgresql://team:***@db/docs" in done.stdout
     assert "DOCAI_STORE" in done.stdout and "VerySecret" not in done.stdout
+
+
+def test_a_database_without_pgvector_gets_the_sql_to_run(home: Path, pg_server: object) -> None:
+    with psycopg.connect(pg_server.get_uri(), autocommit=True) as conn:  # type: ignore[attr-defined]
+        conn.execute("DROP DATABASE IF EXISTS docai_plain")
+        conn.execute("DROP ROLE IF EXISTS docai_plain")
+        conn.execute("CREATE ROLE docai_plain LOGIN")
+        conn.execute("CREATE DATABASE docai_plain OWNER docai_plain")
+    from tests.store.conftest import database_url
+
+    url = database_url(pg_server, "docai_plain").replace("postgres:@", "docai_plain:@")
+    done = run(home, "index", "--docs", str(DOCS), "--store", url, "--dense", "off")
+    assert done.returncode == 2
+    assert "CREATE EXTENSION vector;" in done.stderr
+    assert "Traceback" not in done.stderr
