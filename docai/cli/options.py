@@ -63,6 +63,7 @@ exemplos:
   docai --dense off                       só a busca por palavras
   docai eval tests/eval/docai.jsonl       mede a qualidade da busca
   docai config                            mostra as configurações e de onde vêm
+  docai --store postgresql://db/docai     usa o índice compartilhado da equipe
 
 variáveis de ambiente (as opções valem mais):
   {ENV_DOCS}        pasta de documentação
@@ -70,9 +71,10 @@ variáveis de ambiente (as opções valem mais):
   {ENV_OLLAMA_HOST}       endereço do Ollama (padrão {LOCAL_HOST}:{OLLAMA_PORT})
   {ENV_DENSE}       on ou off: busca por significado (padrão on)
   DOCAI_CACHE_DIR   onde guardar os índices (padrão: a pasta de cache do usuário)
+  DOCAI_STORE       índice compartilhado num PostgreSQL (postgresql://...; docs/team.md)
 
 arquivo de configuração (as variáveis valem mais): config.toml na pasta de configuração do
-usuário (`docai config` mostra onde), com as chaves docs, model, server, dense, embedder e k.
+usuário (`docai config` mostra onde), com as chaves docs, model, server, dense, embedder, k e store.
 """
 
 
