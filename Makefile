@@ -44,6 +44,7 @@ lint: install
 
 bench: install
 	$(BIN)/python -m bench $(BENCH_FLAGS)
+	$(BIN)/python -m bench.store
 
 # Lexical figures of every set, follow-ups, then the dense default (the bundled model, for
 # real) on the docai set: fails when it drops below the lexical default there.

@@ -1,26 +1,28 @@
-"""A URL fit to show: the one place that decides what of a server address may be echoed.
-
-Every message, listing and error line that names a server goes through `redact_url`
-(`docai config`, a bad `OLLAMA_HOST` or config `server`, the model server's errors); the
-request itself keeps the password (httpx sends a URL's user and password as Basic
-authorisation).
-"""
+"""Connection strings fit to show: a password in a URL or a libpq keyword string hidden."""
 
 from __future__ import annotations
 
+import re
+
+# `password=...` in a libpq keyword string: a quoted value (with \' and \\ escapes) or a word.
+_KEYWORD_PASSWORD = re.compile(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
+# `?password=...` or `&password=...` in a URL's query.
+_QUERY_PASSWORD = re.compile(r"([?&]password=)[^&#]*", re.IGNORECASE)
+
 
 def redact_url(url: str) -> str:
-    """`url` fit to show: a password in it (`http://user:secret@host`) becomes `***`.
-
-    The user part ends at the last `@`, as in a URL whose password holds an unescaped `@` or `/`
-    (which a parser would misread): showing too little of a URL beats showing a secret.
-    """
+    """`url` with any password replaced by `***`: `scheme://user:secret@host` (the user part
+    ends at the last `@`, so a password holding an unescaped `@` or `/` is hidden whole), a
+    `password=` query parameter, or a `password=` keyword of a libpq connection string."""
     start = url.find("://")
-    start = start + 3 if start >= 0 else 0
-    at = url.rfind("@")
+    if start < 0:
+        return _KEYWORD_PASSWORD.sub(r"\1***", url)
+    start += 3
+    shown = _QUERY_PASSWORD.sub(r"\1***", url)
+    at = shown.rfind("@")
     if at < start:
-        return url
-    user, colon, _password = url[start:at].partition(":")
+        return shown
+    user, colon, _password = shown[start:at].partition(":")
     if not colon:
-        return url
-    return f"{url[:start]}{user}:***{url[at:]}"
+        return shown
+    return f"{shown[:start]}{user}:***{shown[at:]}"

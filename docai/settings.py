@@ -31,6 +31,8 @@ ENV_MODEL = "DOCAI_MODEL"
 ENV_OLLAMA_HOST = "OLLAMA_HOST"
 ENV_DENSE = "DOCAI_DENSE"
 ENV_CACHE_DIR = "DOCAI_CACHE_DIR"
+ENV_STORE = "DOCAI_STORE"
+ENV_STORE_HNSW = "DOCAI_STORE_HNSW"
 # `--embed-model auto`: the best embedding model installed in the user's Ollama.
 AUTO_EMBED_MODEL = "auto"
 # How much the CLI says besides the answer: -q only the answer, -v timings and retrieval.
@@ -102,6 +104,13 @@ class Settings:
     json_output: bool = False
     verbosity: int = NORMAL  # QUIET, NORMAL or VERBOSE
     log: bool = True  # keep each exchange in the log (`docai.log`): `--no-log`, `log = false`
+    # The shared store (`docai.store`): a PostgreSQL address (None: the local cache folder)
+    # and the collection in it (None: the docs folder's name).
+    store: str | None = None
+    collection: str | None = None
+    # Whether `index --embed --store` builds the HNSW index (ENV_STORE_HNSW=off: a server whose
+    # pgvector binary cannot, e.g. one built for a newer CPU; nearest windows then scan).
+    store_hnsw: bool = True
 
     def __post_init__(self) -> None:
         if not 1 <= self.top_k <= MAX_TOP_K:
@@ -127,6 +136,10 @@ class Settings:
             _check_server_url("--ollama-url", self.ollama_url)
         if self.base_url is not None:
             _check_server_url("--base-url", self.base_url)
+
+    def resolved_collection(self) -> str:
+        """The store's collection: `--collection`, else the docs folder's name."""
+        return self.collection or self.docs_dir.expanduser().resolve().name or "docs"
 
     def resolved_cache_dir(self) -> Path:
         """Where this docs folder's index lives: one sub-folder per absolute docs path."""

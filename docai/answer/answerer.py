@@ -251,6 +251,8 @@ class Answerer:
 
     def _file_content(self, source: str) -> str:
         """The fallback file's text, heading lines included, or "" if it can no longer be read."""
+        if (stored := self._index.file_text(source)) is not None:
+            return stored
         root = self._settings.docs_dir
         document = load_file(root, root / source).document
         if document is None:

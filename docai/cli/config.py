@@ -36,6 +36,7 @@ from docai.settings import (
     ENV_DOCS,
     ENV_MODEL,
     ENV_OLLAMA_HOST,
+    ENV_STORE,
     MAX_TOP_K,
     Settings,
     config_file,
@@ -124,6 +125,15 @@ def on_off(text: str) -> bool | None:
 
 
 
+def _store(path: Path, key: str, value: object) -> str:
+    from docai.store.connection import is_store_url  # here: psycopg only when a store is set
+
+    if not isinstance(value, str) or not is_store_url(value):
+        shown = redact_url(value) if isinstance(value, str) else value
+        raise _bad_value(path, key, shown, messages.CONFIG_EXPECTED_STORE)
+    return value.strip()
+
+
 def _count(path: Path, key: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TOP_K:
         raise _bad_value(path, key, value, messages.CONFIG_EXPECTED_K.format(maximum=MAX_TOP_K))
@@ -138,6 +148,7 @@ KEYS: dict[str, _Key] = {
     "embedder": _Key("embed_model", "--embed-model", None, None, _text),
     "k": _Key("top_k", "-k", None, DEFAULTS.top_k, _count),
     "log": _Key("log", "--no-log", None, DEFAULTS.log, _switch),
+    "store": _Key("store", "--store", ENV_STORE, None, _store),
 }
 
 
@@ -220,6 +231,12 @@ def _from_env(key: str, value: str) -> Any:
         if (switched := on_off(value)) is None:
             raise _bad_env(key, value, messages.ENV_EXPECTED_SWITCH)
         return switched
+    if key == "store":
+        from docai.store.connection import is_store_url
+
+        if not is_store_url(value):
+            raise _bad_env(key, redact_url(value), messages.ENV_EXPECTED_STORE)
+        return value
     if key == "model" and not is_model_name(value):
         raise _bad_env(key, value, messages.ENV_EXPECTED_NAME)
     return value

@@ -85,7 +85,7 @@ def _dispatch(args: argparse.Namespace, settings: Settings, values: dict[str, So
         from docai.cli.commands import show_config
 
         return show_config.run(values)
-    if values["docs"].value is None:
+    if values["docs"].value is None and not (settings.store and args.command != "index"):
         candidates = " ou ".join(f"./{path}" for path in DOCS_CANDIDATES)
         raise DocsFolderError(messages.NO_DOCS_FOLDER.format(
             candidates=candidates, env=ENV_DOCS, config=config_file()))

@@ -22,6 +22,7 @@ from docai.cli.config import (
     sourced_values,
 )
 from docai.folders import user_folder
+from docai.errors import SettingsError
 from docai.retrieval.params import DEFAULT_PARAMS, METHODS
 from docai.settings import (
     BACKENDS,
@@ -31,6 +32,7 @@ from docai.settings import (
     ENV_DOCS,
     ENV_MODEL,
     ENV_OLLAMA_HOST,
+    ENV_STORE_HNSW,
     LOCAL_HOST,
     NORMAL,
     OLLAMA_PORT,
@@ -67,6 +69,7 @@ exemplos:
   docai -c                                retoma a última conversa desta pasta
   docai log -n 5 --search porta           as últimas perguntas e respostas, com as fontes
   docai mcp --docs ~/projeto/docs         serve a busca a agentes de código (MCP)
+  docai --store postgresql://db/docai     usa o índice compartilhado da equipe
 
 variáveis de ambiente (as opções valem mais):
   {ENV_DOCS}        pasta de documentação
@@ -74,10 +77,11 @@ variáveis de ambiente (as opções valem mais):
   {ENV_OLLAMA_HOST}       endereço do Ollama (padrão {LOCAL_HOST}:{OLLAMA_PORT})
   {ENV_DENSE}       on ou off: busca por significado (padrão on)
   DOCAI_CACHE_DIR   onde guardar os índices (padrão: a pasta de cache do usuário)
+  DOCAI_STORE       índice compartilhado num PostgreSQL (postgresql://...; docs/team.md)
 
 arquivo de configuração (as variáveis valem mais): config.toml na pasta de configuração do
-usuário (`docai config` mostra onde), com as chaves docs, model, server, dense, embedder, k
-e log (log = false não registra as conversas).
+usuário (`docai config` mostra onde), com as chaves docs, model, server, dense, embedder, k,
+store e log (log = false não registra as conversas).
 """
 
 
@@ -174,6 +178,12 @@ def _shared_options(suppress_defaults: bool) -> ArgumentParser:
                       default=default(d.chunking.overlap_tokens),
                       help=f"tokens repetidos entre trechos vizinhos "
                       f"(padrão: {d.chunking.overlap_tokens})")
+    docs.add_argument("--store", metavar="URL", type=_store_url, default=default(None),
+                      help="índice compartilhado num PostgreSQL com pgvector "
+                      "(postgresql://usuário@servidor/banco; ou DOCAI_STORE; padrão: a pasta "
+                      "de cache local)")
+    docs.add_argument("--collection", metavar="NOME", default=default(None),
+                      help="a coleção dentro do --store (padrão: o nome da pasta de documentos)")
     search = parser.add_argument_group("busca")
     search.add_argument("-k", "--top-k", type=int, metavar="N", default=default(None),
                         help=f"quantos trechos recuperar (padrão: {d.top_k})")
@@ -281,7 +291,25 @@ def settings_from_args(
         json_output=args.json_output,
         verbosity=args.verbosity,
         log=values["log"].value,
+        store=values["store"].value,
+        collection=_collection(args.collection),
+        store_hnsw=on_off(environ.get(ENV_STORE_HNSW, "on")) is not False,
     )
+
+
+def _store_url(text: str) -> str:
+    from docai.redaction import redact_url
+    from docai.store.connection import is_store_url  # here: psycopg only when a store is set
+
+    if not is_store_url(text):
+        raise argparse.ArgumentTypeError(messages.STORE_BAD_URL.format(url=redact_url(text)))
+    return text.strip()
+
+
+def _collection(name: str | None) -> str | None:
+    if name is not None and not (0 < len(name) <= 200 and name.isprintable() and name.strip()):
+        raise SettingsError(messages.STORE_BAD_COLLECTION.format(name=name))
+    return name
 
 
 def _coverage(text: str) -> float:

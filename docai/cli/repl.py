@@ -39,6 +39,7 @@ from docai.cli.sessions import open_session_log, record_turn
 from docai.cli.startup import open_retrieval
 from docai.cli.terminal_text import one_line, strip_controls
 from docai.settings import QUIET, Settings, history_file
+from docai.store.errors import StoreUnavailable
 from docai.text.analysis import surely_english
 
 
@@ -71,7 +72,7 @@ def run(settings: Settings, *, resume: bool = False) -> int:
     )
     session.server = watch
     open_session_log(session, settings, resume=resume)
-    if interactive and opened.dense is not None:
+    if interactive and opened.dense is not None and not settings.store:
         if not quiet and opened.dense.known_complete():  # else the prompt shows the pass
             print(messages.DENSE_COVERAGE_COMPLETE.format(total=len(opened.dense.chunks)),
                   file=sys.stderr, flush=True)
@@ -154,6 +155,10 @@ def ask(question: str, session: Session, *, fresh: bool = False) -> None:
         if not session.interactive:
             record_turn(session, recorder, printer, interrupted=True)
             raise
+    except StoreUnavailable as error:  # the shared store dropped: the next question retries
+        printer.abandon()
+        print(messages.ERROR_PREFIX.format(message=strip_controls(str(error))), file=sys.stderr)
+        return
     except BaseException:
         printer.abandon()
         raise

@@ -44,6 +44,10 @@ def open_retrieval(
     `-q` keeps the notes to itself; `-v` adds how long opening took; `announce` names the
     embedding model (once a session: not again when the REPL reindexes); `notes` off leaves
     the account of what changed to the caller (`/reindexar` says it in its one line)."""
+    if settings.store:
+        from docai.store.startup import open_store
+
+        return open_store(settings, err, announce=announce)
     bar = progress_bar if progress else None
     started = time.monotonic()
     index, report = open_index(settings, progress=bar)

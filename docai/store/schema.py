@@ -1,0 +1,187 @@
+"""The store's tables, owned by docai and versioned (`SCHEMA_VERSION`).
+
+One database holds several collections (doc sets); each collection points at its current
+*generation*, a complete index of its files. Incremental indexing edits the current
+generation one file per transaction; `--rebuild` (or a change of docai's parser, chunker or
+analyser) fills a new generation the readers cannot see, then switches the collection to
+it in one UPDATE. Every table is keyed by generation, so the switch is one row.
+
+The lexical index is docai's own: the terms docai's analyser gives (`docai.text`), an
+inverted index of (term, chunk, count) with each chunk's length, and per-term document
+frequencies kept in step with every file change, so BM25 and TF-IDF are computed in SQL
+from exactly the numbers the local index uses. Window vectors are pgvector `halfvec`s keyed
+by the window text's checksum (a window that did not change keeps its vector), with one
+HNSW index (inner product) per embedding model.
+
+A database written by another schema version is reported, never read: `check` raises.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from docai import messages
+from docai.redaction import redact_url
+from docai.store.errors import StoreError
+
+SCHEMA_VERSION = 1
+# Serialises schema creation between processes (an arbitrary constant of docai's).
+SCHEMA_LOCK_KEY = 0x646F6361_69000001
+
+TABLES = """
+CREATE TABLE docai_schema (
+    version integer NOT NULL,
+    created timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE docai_collections (
+    id serial PRIMARY KEY,
+    name text NOT NULL UNIQUE,
+    current_generation bigint,
+    building_generation bigint
+);
+CREATE TABLE docai_generations (
+    id bigserial PRIMARY KEY,
+    collection_id integer NOT NULL REFERENCES docai_collections ON DELETE CASCADE,
+    parser_version text NOT NULL,
+    chunker_version text NOT NULL,
+    analyzer_version text NOT NULL,
+    chunk_tokens integer NOT NULL,
+    chunk_overlap integer NOT NULL,
+    encoding text NOT NULL,
+    chunks bigint NOT NULL DEFAULT 0,
+    total_length bigint NOT NULL DEFAULT 0,
+    revision bigint NOT NULL DEFAULT 0,
+    created timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE docai_files (
+    id bigserial PRIMARY KEY,
+    generation_id bigint NOT NULL REFERENCES docai_generations ON DELETE CASCADE,
+    source text COLLATE "C" NOT NULL,
+    sha256 text NOT NULL,
+    size bigint NOT NULL,
+    tokens bigint NOT NULL,
+    UNIQUE (generation_id, source)
+);
+CREATE TABLE docai_chunks (
+    id bigserial PRIMARY KEY,
+    generation_id bigint NOT NULL,
+    file_id bigint NOT NULL REFERENCES docai_files ON DELETE CASCADE,
+    source text COLLATE "C" NOT NULL,
+    ordinal integer NOT NULL,
+    heading_path text[] NOT NULL,
+    text text NOT NULL,
+    tokens integer NOT NULL,
+    length integer NOT NULL,
+    norm double precision NOT NULL DEFAULT 1,
+    -- the chunk's term vector (ids ascending, and their counts): its whole row of the
+    -- inverted index in one read, for scoring it as a candidate
+    term_ids integer[] NOT NULL,
+    term_counts integer[] NOT NULL
+);
+CREATE INDEX docai_chunks_file ON docai_chunks (file_id);
+CREATE INDEX docai_chunks_order ON docai_chunks (generation_id, source, ordinal);
+CREATE TABLE docai_terms (
+    id serial PRIMARY KEY,
+    term text NOT NULL UNIQUE
+);
+CREATE TABLE docai_postings (
+    generation_id bigint NOT NULL,
+    term_id integer NOT NULL,
+    chunk_id bigint NOT NULL,
+    file_id bigint NOT NULL,
+    count integer NOT NULL,
+    length integer NOT NULL,
+    PRIMARY KEY (generation_id, term_id, chunk_id)
+);
+CREATE INDEX docai_postings_chunk ON docai_postings (chunk_id);
+CREATE INDEX docai_postings_file ON docai_postings (file_id);
+CREATE TABLE docai_term_stats (
+    generation_id bigint NOT NULL,
+    term_id integer NOT NULL,
+    df integer NOT NULL,
+    PRIMARY KEY (generation_id, term_id)
+);
+CREATE TABLE docai_embedders (
+    id serial PRIMARY KEY,
+    name text NOT NULL UNIQUE,
+    dimension integer NOT NULL
+);
+CREATE TABLE docai_vectors (
+    embedder_id integer NOT NULL REFERENCES docai_embedders ON DELETE CASCADE,
+    key bytea NOT NULL,
+    embedding halfvec NOT NULL,
+    PRIMARY KEY (embedder_id, key)
+);
+CREATE TABLE docai_windows (
+    generation_id bigint NOT NULL,
+    chunk_id bigint NOT NULL REFERENCES docai_chunks ON DELETE CASCADE,
+    key bytea NOT NULL,
+    PRIMARY KEY (chunk_id, key)
+);
+CREATE INDEX docai_windows_key ON docai_windows (key, generation_id);
+"""
+
+
+def found_version(conn: psycopg.Connection[Any]) -> int | None:
+    """The schema version the database holds (None: no docai schema)."""
+    row = conn.execute("SELECT to_regclass('docai_schema') IS NOT NULL").fetchone()
+    if not row or not row[0]:
+        return None
+    version = conn.execute("SELECT max(version) FROM docai_schema").fetchone()
+    return int(version[0]) if version and version[0] is not None else None
+
+
+def has_vector_extension(conn: psycopg.Connection[Any]) -> bool:
+    row = conn.execute("SELECT count(*) FROM pg_extension WHERE extname = 'vector'").fetchone()
+    return bool(row and row[0])
+
+
+def check(conn: psycopg.Connection[Any], url: str) -> None:
+    """Raise a StoreError unless the database holds docai's schema of this version."""
+    version = found_version(conn)
+    if version is None:
+        raise StoreError(messages.STORE_NO_SCHEMA.format(url=redact_url(url)))
+    _check_version(version, url)
+
+
+def _check_version(version: int, url: str) -> None:
+    if version > SCHEMA_VERSION:
+        raise StoreError(messages.STORE_NEWER_SCHEMA.format(
+            url=redact_url(url), found=version, ours=SCHEMA_VERSION))
+    if version < SCHEMA_VERSION:
+        raise StoreError(messages.STORE_OLDER_SCHEMA.format(
+            url=redact_url(url), found=version, ours=SCHEMA_VERSION))
+
+
+def ensure(conn: psycopg.Connection[Any], url: str) -> None:
+    """Create the schema when the database has none (the indexer does, once), under a lock
+    so two indexers starting together create it once; check its version otherwise."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK_KEY,))
+        version = found_version(conn)
+        if version is not None:
+            _check_version(version, url)
+            return
+        if not has_vector_extension(conn):
+            try:
+                with conn.transaction():
+                    conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            except psycopg.errors.InsufficientPrivilege:
+                raise StoreError(messages.STORE_NO_VECTOR.format(url=redact_url(url))) from None
+        conn.execute(TABLES)
+        conn.execute("INSERT INTO docai_schema (version) VALUES (%s)", (SCHEMA_VERSION,))
+
+
+def ensure_hnsw(conn: psycopg.Connection[Any], embedder_id: int, dimension: int) -> None:
+    """The HNSW index (inner product, unit vectors) over one embedder's vectors: a partial
+    expression index, since each model has its own dimension. Both numbers come from the
+    database and are quoted as literals: nothing a user typed reaches this DDL."""
+    name = sql.Identifier(f"docai_vectors_hnsw_{int(embedder_id)}")
+    conn.execute(sql.SQL(
+        "CREATE INDEX IF NOT EXISTS {name} ON docai_vectors USING hnsw "
+        "((embedding::halfvec({dimension})) halfvec_ip_ops) WHERE embedder_id = {embedder}"
+    ).format(name=name, dimension=sql.Literal(int(dimension)),
+             embedder=sql.Literal(int(embedder_id))))

@@ -1,0 +1,336 @@
+"""A collection of the shared store, searched as a local index is.
+
+Per question, the database does what grows with the collection: it finds the chunks in
+the top of BM25 or of TF-IDF (over its inverted index) and returns them with their terms and
+the collection's statistics. docai then ranks, deduplicates and judges those few hundred
+chunks with its own `SearchIndex` (`StoreCandidates`, given the collection's statistics), so
+a question gets the same passages, scores and verdict as from the local index. A client
+holds one question's candidates at a time: its memory does not grow with the collection.
+
+Each question reads one snapshot (a READ ONLY, REPEATABLE READ transaction), so a reindex
+running meanwhile shows it the old or the new version of each file, never a mix. A
+connection that drops raises `StoreUnavailable` once; the next question reconnects.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import psycopg
+
+from docai import messages
+from docai.index.chunk_table import ChunkTable
+from docai.index.matrix import TermMatrix
+from docai.index.scoring import lucene_idf, smooth_idf_of
+from docai.index.sparse import Csr
+from docai.records import Chunk, Hit
+from docai.redaction import redact_url
+from docai.retrieval import coverage
+from docai.retrieval.params import DEFAULT_METHOD, DEFAULT_PARAMS, RetrievalParams
+from docai.retrieval.search_index import CollectionStats, SearchIndex
+from docai.store import queries, schema
+from docai.store.connection import connect, lost_error
+from docai.store.errors import StoreError
+from docai.text.analysis import ANALYZER_VERSION, Analyzer, default_analyzer
+from docai.text.names import multiword_names, name_pattern
+
+# Candidates fetched past the ranking depth: the database's float sums may order near-ties
+# differently from numpy's, and the exact order is decided here.
+DEPTH_MARGIN = 20
+
+
+class StoreIndex:
+    """What `verdict` and `Answerer` need of an index (`rank`, `top_hits`, `best_file`,
+    `params`, `fingerprint`, `chunks.first_of`, `file_text`), over one collection."""
+
+    def __init__(
+        self,
+        url: str,
+        collection: str,
+        method: str = DEFAULT_METHOD,
+        *,
+        params: RetrievalParams = DEFAULT_PARAMS,
+        docs_dir: Path | None = None,
+        analyzer: Analyzer | None = None,
+    ) -> None:
+        self.url = url
+        self.collection = collection
+        self.method = method
+        self.params = params
+        self._docs_dir = docs_dir
+        self._analyzer = analyzer or default_analyzer()
+        self._conn: psycopg.Connection[Any] | None = None
+        self._last: tuple[str, StoreCandidates] | None = None
+        self._generation = self._open()
+        self.chunks = StoreChunks(self)
+
+    def __len__(self) -> int:
+        return self._generation.chunks
+
+    @property
+    def fingerprint(self) -> str:
+        """Changes whenever the collection does (a new generation, or any file change)."""
+        g = self._generation
+        return f"store\0{self.collection}\0{g.id}\0{g.revision}\0{self.method}"
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    # --- the interface of SearchIndex -------------------------------------------------------
+    def rank(self, question: str, k: int) -> tuple[np.ndarray, np.ndarray] | None:
+        return self.candidates(question, k).rank(question, k)
+
+    def top_hits(
+        self, question: str, ranked: np.ndarray, scores: np.ndarray, k: int,
+        min_coverage: float | None = None, similarity: float | None = None,
+    ) -> list[Hit]:
+        return self._judging(question).top_hits(
+            question, ranked, scores, k, min_coverage, similarity)
+
+    def search(self, question: str, k: int, min_coverage: float | None = None) -> list[Hit]:
+        return self.candidates(question, k).search(question, k, min_coverage)
+
+    def best_file(self, question: str, max_tokens: float = math.inf) -> tuple[str | None, float]:
+        return self._current(question).best_file(question, max_tokens)
+
+    def passage_bar(self, min_coverage: float | None) -> float:
+        return self.params.min_coverage if min_coverage is None else min_coverage
+
+    def file_text(self, source: str) -> str | None:
+        """None when the docs folder holds the file (read as the local index would);
+        otherwise its chunks' texts, for a client without the docs."""
+        if self._docs_dir is not None and (self._docs_dir / source).is_file():
+            return None
+        with self.reading() as conn:
+            texts = queries.file_chunk_texts(conn, self._generation.id, source)
+        return "\n\n".join(texts) if texts else None
+
+    # --- per question -----------------------------------------------------------------------
+    def candidates(self, question: str, k: int) -> StoreCandidates:
+        """The question's candidates, as a `SearchIndex` over them with the collection's
+        statistics (kept for the steps that follow the ranking)."""
+        params = self.params
+        depth = max(params.rank_depth, 4 * max(k, 1)) + DEPTH_MARGIN
+        with self.reading() as conn:
+            generation = self._refresh(conn)
+            known = queries.document_frequencies(conn, generation.id, self._terms(question))
+            counts = Counter(t for t in self._analyzer.query_terms(question) if t in known)
+            ids: list[int] = []
+            if counts:
+                rows, average = generation.chunks, _average(generation)
+                frequency = np.array([known[t][1] for t in counts], dtype=np.int64)
+                query = np.array(list(counts.values()), dtype=np.float64)
+                ids = queries.candidate_ids(
+                    conn, generation.id, [known[t][0] for t in counts],
+                    (query * lucene_idf(frequency, rows)).tolist(),
+                    ((1.0 + np.log(query)) * smooth_idf_of(frequency, rows)).tolist(),
+                    k1=params.bm25_k1, b=params.bm25_b, average=average, depth=depth)
+            candidates = self._assemble(conn, generation, ids, known)
+        self._last = (question, candidates)
+        return candidates
+
+    def _assemble(
+        self, conn: psycopg.Connection[Any], generation: queries.Generation, ids: list[int],
+        known: dict[str, tuple[int, int]],
+    ) -> StoreCandidates:
+        chunks = queries.chunks_by_id(conn, ids)
+        postings = queries.chunk_terms(conn, generation.id, ids)
+        return StoreCandidates.of(self, [chunks[i] for i in ids], ids, postings,
+                                  {t: df for t, (_, df) in known.items()}, generation)
+
+    def _judging(self, question: str) -> StoreCandidates:
+        """The candidates of the last ranking, able to judge `question` (a follow-up is
+        ranked with earlier questions but judged on its own words: their statistics are
+        added, the rows stay the ranking's)."""
+        if self._last is None:
+            return self.candidates(question, 1)
+        ranked_question, last = self._last
+        if ranked_question == question:
+            return last
+        terms = sorted(set(self._terms(ranked_question)) | set(self._terms(question)))
+        with self.reading() as conn:
+            known = queries.document_frequencies(conn, last._generation.id, terms)
+            judging = self._assemble(conn, last._generation, last._ids.tolist(), known)
+        self._last = (question, judging)
+        return judging
+
+    def last_candidates(self) -> StoreCandidates | None:
+        """The candidates of the last question ranked (what the dense re-ranking reads)."""
+        return self._last[1] if self._last is not None else None
+
+    def _current(self, question: str) -> StoreCandidates:
+        if self._last is not None and self._last[0] == question:
+            return self._last[1]
+        return self.candidates(question, 1)
+
+    def _terms(self, question: str) -> list[str]:
+        """Every term the question's ranking and coverage may look up."""
+        terms = set(self._analyzer.query_terms(question))
+        for concept in self._analyzer.query_concepts(question):
+            terms.update(concept.alternatives)
+            terms.update(concept.terms)
+        for name in multiword_names(question):
+            for concept in self._analyzer.query_concepts(" ".join(name)):
+                terms.update(concept.terms)
+        return sorted(terms)
+
+    # --- the connection ---------------------------------------------------------------------
+    @contextmanager
+    def reading(self) -> Iterator[psycopg.Connection[Any]]:
+        """A READ ONLY, REPEATABLE READ transaction: one snapshot of the collection. A
+        failure closes the connection (the next call opens another) and raises a StoreError."""
+        if self._conn is None or self._conn.closed:
+            self._conn = connect(self.url)
+            self._conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+            self._conn.read_only = True
+        conn = self._conn
+        try:
+            with conn.transaction():
+                yield conn
+        except psycopg.Error as error:
+            self.close()
+            raise lost_error(self.url, error) from None
+
+    def _open(self) -> queries.Generation:
+        with self.reading() as conn:
+            schema.check(conn, self.url)
+            return self._refresh(conn)
+
+    def _refresh(self, conn: psycopg.Connection[Any]) -> queries.Generation:
+        generation = queries.current_generation(conn, self.collection)
+        if generation is None:
+            known = ", ".join(repr(n) for n in queries.collection_names(conn))
+            raise StoreError(messages.STORE_NO_COLLECTION.format(
+                name=self.collection, url=redact_url(self.url),
+                known=known or messages.STORE_NO_COLLECTIONS))
+        if generation.analyzer_version != ANALYZER_VERSION:
+            raise StoreError(messages.STORE_OTHER_ANALYZER.format(name=self.collection))
+        self._generation = generation
+        return generation
+
+
+def _average(generation: queries.Generation) -> float:
+    """Mean terms per chunk, as numpy's mean of the lengths gives it (an exact total)."""
+    return generation.total_length / generation.chunks if generation.chunks else 0.0
+
+
+class StoreChunks:
+    """The little of `ChunkTable` the answerer asks of a store: a file's first chunk."""
+
+    def __init__(self, index: StoreIndex) -> None:
+        self._index = index
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def first_of(self, source: str) -> Chunk | None:
+        with self._index.reading() as conn:
+            return queries.first_chunk(conn, self._index._generation.id, source)
+
+
+class StoreCandidates(SearchIndex):
+    """A question's candidates with the collection's statistics: ranked, deduplicated and
+    judged by `SearchIndex` itself. What depends on the whole collection beyond the
+    candidates (multi-word names, the best whole file) is asked of the database."""
+
+    _store: StoreIndex
+    _ids: np.ndarray
+    _generation: queries.Generation
+
+    @classmethod
+    def of(
+        cls, store: StoreIndex, chunks: Sequence[Chunk], ids: Sequence[int],
+        postings: tuple[np.ndarray, dict[int, tuple[str, int]]],
+        question_frequency: dict[str, int], generation: queries.Generation,
+    ) -> StoreCandidates:
+        entries, terms = postings
+        frequency = dict(question_frequency)
+        frequency.update(terms.values())
+        term_ids = np.array(sorted(terms), dtype=np.int64)
+        texts = [terms[t][0] for t in term_ids.tolist()]
+        order = sorted(range(len(texts)), key=texts.__getitem__)  # columns in term order
+        vocabulary = tuple(texts[j] for j in order)
+        column_of_id = np.empty(len(order), dtype=np.int64)
+        column_of_id[np.array(order, dtype=np.int64)] = np.arange(len(order))
+        chunk_ids = np.array(ids, dtype=np.int64)
+        by_id = np.argsort(chunk_ids)
+        rows = by_id[np.searchsorted(chunk_ids[by_id], entries[:, 0])]
+        columns = column_of_id[np.searchsorted(term_ids, entries[:, 1])]
+        layout = np.lexsort((columns, rows))
+        rows = rows[layout]
+        counts = Csr(
+            entries[layout, 2].astype(np.int32), columns[layout].astype(np.int32),
+            np.searchsorted(rows, np.arange(len(ids) + 1)).astype(np.int64),
+            (len(ids), len(vocabulary)),
+        )
+        stats = CollectionStats(generation.chunks, _average(generation), frequency)
+        index = cls(ChunkTable.of(chunks), TermMatrix(vocabulary, counts), store.method,
+                    analyzer=store._analyzer, params=store.params, collection=stats)
+        index._store, index._ids, index._generation = store, np.array(ids, dtype=np.int64), \
+            generation
+        return index
+
+    def _phrases(
+        self, question: str
+    ) -> tuple[tuple[np.ndarray, ...], tuple[int, ...] | None]:
+        """As `SearchIndex._chunks_naming` does over the whole collection: chunks holding
+        every word of the name (none too common), then the name itself in their text."""
+        rows: list[np.ndarray] = []
+        found: list[int] = []
+        self._phrase_files: list[np.ndarray] = []
+        generation = self._generation.id
+        with self._store.reading() as conn:
+            for words in multiword_names(question):
+                holding: np.ndarray | None = None
+                common = False
+                for concept in self._analyzer.query_concepts(" ".join(words)):
+                    ids = queries.chunks_holding_any(conn, generation, concept.terms)
+                    if len(ids) > self.params.common_name_word_share * self._rows:
+                        common = True
+                        break
+                    holding = ids if holding is None else np.intersect1d(holding, ids)
+                if common or holding is None:
+                    continue
+                pattern = name_pattern(words)
+                matched = [(chunk_id, file_id) for chunk_id, file_id, text in
+                           queries.texts_with_files(conn, holding.tolist())
+                           if pattern.search(text.encode("utf-8", "surrogatepass"))]
+                rows.append(np.flatnonzero(np.isin(self._ids, [c for c, _ in matched])))
+                found.append(len(matched))
+                self._phrase_files.append(np.array([f for _, f in matched], dtype=np.int64))
+        return tuple(rows), tuple(found)
+
+    def best_file(self, question: str, max_tokens: float = math.inf) -> tuple[str | None, float]:
+        concepts = self._concepts(question)
+        weights = self.concept_weights(concepts)
+        vocabulary = {j: term for term, j in self._column.items()}
+        wanted = [[vocabulary[j] for j in columns.tolist()] for columns in concepts.columns]
+        terms = sorted({term for group in wanted for term in group})
+        with self._store.reading() as conn:
+            pairs = queries.files_holding(conn, self._generation.id, terms) if terms else []
+            phrase_files = getattr(self, "_phrase_files", [])
+            file_ids = sorted({f for f, _ in pairs}.union(*(set(f.tolist()) for f in phrase_files)))
+            files = sorted(queries.files_by_id(conn, file_ids), key=lambda f: f[1])
+        if not files:
+            return None, 0.0
+        position = {file_id: j for j, (file_id, _, _) in enumerate(files)}
+        present = np.zeros((len(concepts), len(files)), dtype=bool)
+        holders: dict[str, list[int]] = {}
+        for file_id, term in pairs:
+            holders.setdefault(term, []).append(position[file_id])
+        for concept, group in enumerate(wanted):
+            for term in group:
+                present[concept, holders.get(term, [])] = True
+        for phrase, file_array in enumerate(phrase_files, start=len(concepts.columns)):
+            present[phrase, [position[f] for f in file_array.tolist()]] = True
+        eligible = np.array([tokens <= max_tokens for _, _, tokens in files], dtype=bool)
+        return coverage.best_covered(present, [source for _, source, _ in files], concepts,
+                                     weights, self.params, eligible)
