@@ -21,8 +21,8 @@ from docai.cli.config import (
     on_off,
     sourced_values,
 )
-from docai.folders import user_folder
 from docai.errors import SettingsError
+from docai.folders import user_folder
 from docai.retrieval.params import DEFAULT_PARAMS, METHODS
 from docai.settings import (
     BACKENDS,
