@@ -31,12 +31,16 @@ from docai.log import (
     now_utc,
 )
 from docai.records import Chunk, Hit
+from docai.redaction import redact_url
 from docai.retrieval.search_index import SearchIndex
 from docai.settings import Settings
 
 
 def collection_of(settings: Settings) -> str:
-    """What the log knows a docs folder by: its absolute path."""
+    """What the log knows a collection by: the docs folder's absolute path, or for a shared
+    store its address (password hidden) and collection name."""
+    if settings.store:
+        return f"{redact_url(settings.store)} {settings.resolved_collection()}"
     return str(settings.docs_dir.expanduser().resolve())
 
 
