@@ -15,10 +15,10 @@ def redact_url(url: str) -> str:
     ends at the last `@`, so a password holding an unescaped `@` or `/` is hidden whole), a
     `password=` query parameter, or a `password=` keyword of a libpq connection string."""
     start = url.find("://")
-    if start < 0:
-        return _KEYWORD_PASSWORD.sub(r"\1***", url)
-    start += 3
-    shown = _QUERY_PASSWORD.sub(r"\1***", url)
+    if start < 0:  # a libpq keyword string, or `user:secret@host:port` with no scheme
+        shown, start = _KEYWORD_PASSWORD.sub(r"\1***", url), 0
+    else:
+        shown, start = _QUERY_PASSWORD.sub(r"\1***", url), start + 3
     at = shown.rfind("@")
     if at < start:
         return shown

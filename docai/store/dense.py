@@ -23,6 +23,7 @@ from docai.llm.errors import LLMError
 from docai.retrieval.dense import QUESTION_CACHE_SIZE, DenseRanking, Reranked
 from docai.retrieval.embedders import BundledE5, Embedder, embedder_for
 from docai.retrieval.params import RetrievalParams
+from docai.retrieval.window_vectors import DimensionChanged
 from docai.retrieval.windows import windows
 from docai.settings import Settings
 from docai.store import queries, schema
@@ -38,10 +39,20 @@ EMBED_BATCH = 16
 class FetchedVectors:
     """The few window vectors one question needs, as `WindowVectors` serves them."""
 
-    def __init__(self, found: dict[str, np.ndarray], session: dict[str, np.ndarray]) -> None:
+    def __init__(self, found: dict[str, np.ndarray], session: dict[str, np.ndarray],
+                 name: str) -> None:
         self._found = found
         self._session = session  # embedded by this client: kept for the session only
+        self.name = name
         self.notices: list[str] = []
+
+    def settle_dimension(self, dimension: int) -> None:
+        """The question's vector must have the stored vectors' size: another size means the
+        model behind the name is not the one the collection was embedded with."""
+        stored = next(iter(self._found.values()), None)
+        if stored is not None and stored.shape[0] != dimension:
+            raise DimensionChanged(messages.DENSE_DIMENSION_UNSTABLE.format(
+                model=self.name, new=dimension, old=stored.shape[0]))
 
     def missing(self, keys: Iterable[str]) -> list[str]:
         return [k for k in dict.fromkeys(keys) if k not in self._found and k not in self._session]
@@ -86,7 +97,7 @@ class StoreDense:
         with self.index.reading() as conn:
             found = _stored_vectors(conn, self.embedder.name, keys)
         ranking = DenseRanking(candidates.chunks, self.embedder,
-                               FetchedVectors(found, self._session),  # type: ignore[arg-type]
+                               FetchedVectors(found, self._session, self.embedder.name),  # type: ignore[arg-type]
                                params=self.params, warn=self._warn)
         ranking._questions = self._questions
         return ranking.rerank(question, ranked, scores)
