@@ -4,13 +4,13 @@ A candidate chunk's terms (a few thousand per question) are what a client would 
 read from the database at every question, joining two tables as large as the vocabulary.
 A term's text never changes for its id (terms are only ever added), and its document
 frequency changes only with the collection: the cache holds both, is emptied when the
-collection's generation or revision moves on, and is bounded (least recently used terms
-go first), so a client's memory still does not grow with the collection.
+collection's generation or revision moves on, and is bounded (emptied when full: a plain
+dict, because a question looks up thousands of terms and an LRU's bookkeeping per lookup
+cost more than the reads it saved), so a client's memory still does not grow with the
+collection.
 """
 
 from __future__ import annotations
-
-from cachetools import LRUCache
 
 # About 250 bytes a term: at most ~12 MB, a few hundred questions' worth of candidates.
 MAX_TERMS = 50_000
@@ -20,7 +20,8 @@ class TermCache:
     """term id -> (text, document frequency), for one version of one collection."""
 
     def __init__(self, max_terms: int = MAX_TERMS) -> None:
-        self._terms: LRUCache[int, tuple[str, int]] = LRUCache(maxsize=max_terms)
+        self._terms: dict[int, tuple[str, int]] = {}
+        self._max_terms = max_terms
         self._version: tuple[int, int] | None = None
 
     def for_version(self, generation: int, revision: int) -> TermCache:
@@ -34,8 +35,9 @@ class TermCache:
         """The terms held, and the ids of those not held."""
         found: dict[int, tuple[str, int]] = {}
         missing: list[int] = []
+        held = self._terms.get
         for term_id in term_ids:
-            entry = self._terms.get(term_id)
+            entry = held(term_id)
             if entry is None:
                 missing.append(term_id)
             else:
@@ -43,5 +45,7 @@ class TermCache:
         return found, missing
 
     def add(self, terms: dict[int, tuple[str, int]]) -> None:
-        for term_id, entry in terms.items():
-            self._terms[term_id] = entry
+        if len(self._terms) + len(terms) > self._max_terms:
+            self._terms.clear()
+        if len(terms) <= self._max_terms:
+            self._terms.update(terms)

@@ -14,9 +14,10 @@ def test_a_new_revision_or_generation_reads_every_term_again() -> None:
     assert cache.for_version(2, 8).lookup([10]) == ({}, [10])
 
 
-def test_the_least_recently_used_terms_go_first_past_the_bound() -> None:
+def test_a_full_cache_is_emptied_before_it_grows_past_its_bound() -> None:
     cache = TermCache(max_terms=2).for_version(1, 1)
     cache.add({1: ("a", 1), 2: ("b", 1)})
-    cache.lookup([1])
     cache.add({3: ("c", 1)})
-    assert cache.lookup([1, 2, 3]) == ({1: ("a", 1), 3: ("c", 1)}, [2])
+    assert cache.lookup([1, 2, 3]) == ({3: ("c", 1)}, [1, 2])
+    cache.add({4: ("d", 1), 5: ("e", 1), 6: ("f", 1)})
+    assert cache.lookup([3, 4, 5, 6]) == ({}, [3, 4, 5, 6])
