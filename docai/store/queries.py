@@ -86,30 +86,48 @@ def candidate_ids(
         "depth": depth})]
 
 
-def chunks_by_id(conn: psycopg.Connection[Any], ids: Sequence[int]) -> dict[int, Chunk]:
-    return {int(row[0]): Chunk(row[1], tuple(row[3]), int(row[2]), row[4], int(row[5]))
-            for row in conn.execute(
-                "SELECT id, source, ordinal, heading_path, text, tokens FROM docai_chunks "
-                "WHERE id = ANY(%s)", (list(ids),))}
+CANDIDATE_CHUNKS = """
+SELECT id, source, ordinal, heading_path, text, tokens, term_ids, term_counts
+FROM docai_chunks WHERE id = ANY(%s)
+"""
+
+# Terms read as three arrays in one row: a few thousand terms loaded in C, not as rows
+# (each one a Python object and a call).
+TERMS_BY_ID = """
+SELECT coalesce(array_agg(t.id), '{}'), coalesce(array_agg(t.term), '{}'),
+       coalesce(array_agg(s.df), '{}')
+FROM docai_terms t JOIN docai_term_stats s ON s.term_id = t.id AND s.generation_id = %s
+WHERE t.id = ANY(%s)
+"""
 
 
-def chunk_terms(
-    conn: psycopg.Connection[Any], generation: int, ids: Sequence[int]
-) -> tuple[np.ndarray, dict[int, tuple[str, int]]]:
-    """Every (chunk id, term id, count) of the chunks, as an int64 array of 3 columns, and
-    each of their terms' (text, document frequency) by term id."""
-    parts = [(np.full(len(term_ids), chunk_id, dtype=np.int64),
-              np.array(term_ids, dtype=np.int64), np.array(counts, dtype=np.int64))
-             for chunk_id, term_ids, counts in conn.execute(
-                 "SELECT id, term_ids, term_counts FROM docai_chunks WHERE id = ANY(%s)",
-                 (list(ids),))]
+def candidate_chunks(
+    conn: psycopg.Connection[Any], ids: Sequence[int]
+) -> tuple[dict[int, Chunk], np.ndarray]:
+    """The chunks by id, and their every (chunk id, term id, count) as an int64 array of 3
+    columns."""
+    chunks: dict[int, Chunk] = {}
+    parts = []
+    for chunk_id, source, ordinal, heading, text, tokens, term_ids, counts in conn.execute(
+            CANDIDATE_CHUNKS, (list(ids),), binary=True):
+        chunks[int(chunk_id)] = Chunk(source, tuple(heading), int(ordinal), text, int(tokens))
+        parts.append((np.full(len(term_ids), chunk_id, dtype=np.int64),
+                      np.array(term_ids, dtype=np.int64), np.array(counts, dtype=np.int64)))
     entries = (np.stack([np.concatenate(column) for column in zip(*parts, strict=True)], 1)
                if parts else np.zeros((0, 3), dtype=np.int64))
-    terms = {int(term_id): (term, int(df)) for term_id, term, df in conn.execute(
-        "SELECT t.id, t.term, s.df FROM docai_terms t JOIN docai_term_stats s "
-        "ON s.term_id = t.id AND s.generation_id = %s WHERE t.id = ANY(%s)",
-        (generation, np.unique(entries[:, 1]).tolist()))}
-    return entries, terms
+    return chunks, entries
+
+
+def terms_by_id(
+    conn: psycopg.Connection[Any], generation: int, term_ids: Sequence[int]
+) -> dict[int, tuple[str, int]]:
+    """Each term's (text, document frequency) by id, for the terms the generation holds."""
+    if not term_ids:
+        return {}
+    row = conn.execute(TERMS_BY_ID, (generation, list(term_ids)), binary=True).fetchone()
+    ids, texts, frequencies = row if row else ([], [], [])
+    return {int(term_id): (term, int(df))
+            for term_id, term, df in zip(ids, texts, frequencies, strict=True)}
 
 
 def chunks_holding_any(

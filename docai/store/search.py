@@ -37,6 +37,7 @@ from docai.retrieval.search_index import CollectionStats, SearchIndex
 from docai.store import queries, schema
 from docai.store.connection import connect, lost_error
 from docai.store.errors import StoreError
+from docai.store.term_cache import TermCache
 from docai.text.analysis import ANALYZER_VERSION, Analyzer, default_analyzer
 from docai.text.names import multiword_names, name_pattern
 
@@ -67,6 +68,7 @@ class StoreIndex:
         self._analyzer = analyzer or default_analyzer()
         self._conn: psycopg.Connection[Any] | None = None
         self._last: tuple[str, StoreCandidates] | None = None
+        self._terms_read = TermCache()
         self._generation = self._open()
         self.chunks = StoreChunks(self)
 
@@ -141,8 +143,13 @@ class StoreIndex:
         self, conn: psycopg.Connection[Any], generation: queries.Generation, ids: list[int],
         known: dict[str, tuple[int, int]],
     ) -> StoreCandidates:
-        chunks = queries.chunks_by_id(conn, ids)
-        postings = queries.chunk_terms(conn, generation.id, ids)
+        chunks, entries = queries.candidate_chunks(conn, ids)
+        cache = self._terms_read.for_version(generation.id, generation.revision)
+        terms, missing = cache.lookup(np.unique(entries[:, 1]).tolist())
+        read = queries.terms_by_id(conn, generation.id, missing)
+        cache.add(read)
+        terms.update(read)
+        postings = (entries, terms)
         return StoreCandidates.of(self, [chunks[i] for i in ids], ids, postings,
                                   {t: df for t, (_, df) in known.items()}, generation)
 
