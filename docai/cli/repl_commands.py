@@ -42,7 +42,8 @@ from docai.llm.errors import LLMError
 from docai.llm.models import find_installed
 from docai.loading import display_name
 from docai.log import SessionSummary
-from docai.settings import MAX_TOP_K, Settings, redact_url
+from docai.redaction import redact_url
+from docai.settings import MAX_TOP_K, Settings
 
 CLEAR_SCREEN = "\x1b[H\x1b[2J"  # cursor home, erase the screen
 MODEL_COMMAND = "/modelo"  # the command whose argument Tab completes with model names
@@ -96,7 +97,7 @@ def run_command(line: str, session: Session) -> None:
     name, _, argument = line.strip().partition(" ")
     command = find_command(name)
     if command is None:
-        _say(session, unknown_command_text(one_line(name)))
+        session.say(unknown_command_text(one_line(name)))
         return
     command.handler(session, argument.strip())
 
@@ -126,7 +127,7 @@ def unknown_command_text(name: str) -> str:
 
 
 def _help(session: Session, _argument: str) -> None:
-    _say(session, help_text(session))
+    session.say(help_text(session))
 
 
 def _sources(session: Session, _argument: str) -> None:
@@ -137,14 +138,14 @@ def _sources(session: Session, _argument: str) -> None:
             line = messages.REPL_SOURCE_DETAIL.format(
                 number=number, label=source_label(hit), preview=preview
             )
-            _say(session, line)
+            session.say(line)
     elif last is not None and last.fallback_source:
         source = display_name(last.fallback_source)
-        _say(session, messages.ANSWER_FALLBACK_SOURCE.format(source=source))
+        session.say(messages.ANSWER_FALLBACK_SOURCE.format(source=source))
     elif last is not None:
-        _say(session, messages.REPL_LAST_WITHOUT_SOURCES)
+        session.say(messages.REPL_LAST_WITHOUT_SOURCES)
     else:
-        _say(session, messages.REPL_NO_SOURCES)
+        session.say(messages.REPL_NO_SOURCES)
 
 
 # What `/pensamento` takes to show or hide the reasoning (nothing: it toggles).
@@ -153,47 +154,47 @@ THINKING_SWITCHES = {"on": True, "sim": True, "off": False, "não": False, "nao"
 
 def _toggle_thinking(session: Session, argument: str) -> None:
     if argument and argument.casefold() not in THINKING_SWITCHES:
-        _say(session, messages.REPL_BAD_THINKING.format(value=argument))
+        session.say(messages.REPL_BAD_THINKING.format(value=argument))
         return
     session.show_thinking = (THINKING_SWITCHES[argument.casefold()] if argument
                              else not session.show_thinking)
     shown = session.show_thinking
-    _say(session, messages.REPL_THINKING_ON if shown else messages.REPL_THINKING_OFF)
+    session.say(messages.REPL_THINKING_ON if shown else messages.REPL_THINKING_OFF)
 
 
 def _top_k(session: Session, argument: str) -> None:
     answerer = session.answerer
     if not argument:
-        _say(session, messages.REPL_K_CURRENT.format(k=answerer.settings.top_k, max_k=MAX_TOP_K))
+        session.say(messages.REPL_K_CURRENT.format(k=answerer.settings.top_k, max_k=MAX_TOP_K))
         return
     try:
         k = int(argument)
     except ValueError:
         k = 0
     if not 1 <= k <= MAX_TOP_K:
-        _say(session, messages.REPL_BAD_K.format(max_k=MAX_TOP_K, value=argument))
+        session.say(messages.REPL_BAD_K.format(max_k=MAX_TOP_K, value=argument))
         return
     answerer.reconfigure(replace(answerer.settings, top_k=k), answerer.backend)
-    _say(session, messages.REPL_K_SET.format(k=k))
+    session.say(messages.REPL_K_SET.format(k=k))
 
 
 def _model(session: Session, argument: str) -> None:
     answerer = session.answerer
     if not argument:
-        _say(session, messages.REPL_MODEL_CURRENT.format(model=answerer.settings.model))
+        session.say(messages.REPL_MODEL_CURRENT.format(model=answerer.settings.model))
         return
     if len(argument.split()) != 1:
-        _say(session, messages.REPL_BAD_MODEL.format(value=argument))
+        session.say(messages.REPL_BAD_MODEL.format(value=argument))
         return
     settings = replace(answerer.settings, model=argument)
     refusal, note = _check_model(session, settings)
     if refusal is not None:
-        _say(session, refusal)
+        session.say(refusal)
         return
     answerer.reconfigure(settings, watched_backend(settings, session.server))
-    _say(session, messages.REPL_MODEL_SET.format(model=argument))
+    session.say(messages.REPL_MODEL_SET.format(model=argument))
     if note is not None:
-        _say(session, note)
+        session.say(note)
 
 
 def _check_model(session: Session, settings: Settings) -> tuple[str | None, str | None]:
@@ -233,14 +234,14 @@ def _reindex(session: Session, _argument: str) -> None:
         opened = open_retrieval(settings, sys.stderr, announce=False, notes=False)
     except DocaiError as error:
         # e.g. the docs folder was moved away: keep answering from the index we have.
-        _say(session, messages.ERROR_PREFIX.format(message=strip_controls(str(error))))
+        session.say(messages.ERROR_PREFIX.format(message=strip_controls(str(error))))
         return
     if session.background is not None:  # it embeds the old chunks with the old embedder
         session.background = session.background.replaced_by(opened.dense)
     before = set(answerer.index.chunks.sources)
     answerer.replace_index(opened.index, opened.dense)
     session.last_answer = None
-    _say(session, reindexed_line(opened.report, before, set(opened.index.chunks.sources),
+    session.say(reindexed_line(opened.report, before, set(opened.index.chunks.sources),
                                  settings))
 
 
@@ -267,7 +268,7 @@ def _new_conversation(session: Session, _argument: str) -> None:
     session.conversation = Conversation()
     if session.log is not None:
         session.log.start_new()
-    _say(session, messages.REPL_NEW_CONVERSATION)
+    session.say(messages.REPL_NEW_CONVERSATION)
 
 
 def _retry(session: Session, _argument: str) -> None:
@@ -275,7 +276,7 @@ def _retry(session: Session, _argument: str) -> None:
     (the retrieval is the same: only the model's answer was unwanted)."""
     last = session.conversation.last
     if last is None:
-        _say(session, messages.REPL_NOTHING_TO_RETRY)
+        session.say(messages.REPL_NOTHING_TO_RETRY)
         return
     # Imported here: the loop imports this table, and asking is the loop's job.
     from docai.cli.repl import ask
@@ -293,11 +294,6 @@ def _clear_screen(session: Session, _argument: str) -> None:
 
 def _leave(session: Session, _argument: str) -> None:
     session.leaving = True
-
-
-def _say(session: Session, text: str) -> None:
-    session.out.write(text + "\n")
-    session.out.flush()
 
 
 COMMANDS: tuple[ReplCommand, ...] = (
