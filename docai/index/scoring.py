@@ -56,6 +56,24 @@ def smooth_idf(counts: Csr | Csc) -> np.ndarray:
     return TfidfTransformer(sublinear_tf=True, norm="l2").fit(counts.to_scipy()).idf_
 
 
+def tfidf_norms(columns: Csc, idf: np.ndarray) -> np.ndarray:
+    """Each row's TF-IDF length (sublinear tf times idf), summed as `TfidfScorer.fit` sums
+    it, to the last bit: what a store keeps per chunk so a question read from its postings
+    alone scores as the whole index does."""
+    return _weights_and_norms(columns, idf, columns.shape[0])[1]
+
+
+def _weights_and_norms(columns: Csc, idf: np.ndarray, rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """(1 + ln tf) * idf per entry, and each row's L2 length of them."""
+    weights = np.log(columns.data, dtype=np.float64)
+    weights += 1.0
+    scratch = _per_entry(idf[: columns.shape[1]], columns)
+    weights *= scratch
+    squares = np.square(weights, out=scratch)  # reused: one 8-byte-per-count temporary fewer
+    norms = np.sqrt(np.bincount(columns.indices, weights=squares, minlength=rows))
+    return weights, norms
+
+
 @dataclass(frozen=True, eq=False)
 class TfidfScorer:
     """Sublinear TF-IDF, L2-normalised rows; a query's score is its cosine with each chunk.
@@ -70,22 +88,22 @@ class TfidfScorer:
     by_column: Csc
 
     @classmethod
-    def fit(cls, counts: Csr, columns: Csc, idf: np.ndarray | None = None) -> TfidfScorer:
+    def fit(
+        cls, counts: Csr | None, columns: Csc, idf: np.ndarray | None = None,
+        norms: np.ndarray | None = None,
+    ) -> TfidfScorer:
         """`columns` is the column layout of `counts` (shared with the BM25 scorer); `idf` is
-        `smooth_idf(counts)` when already known (stored in the cache), else computed here."""
-        if counts.shape[1] == 0:  # no terms at all (empty docs folder): nothing can match
+        `smooth_idf(counts)` when already known (stored in the cache), else computed here.
+        `norms` are the rows' lengths when `columns` hold only some of each row's terms (a
+        store's postings of a question's terms): `tfidf_norms` of the whole rows, and then
+        `counts` may be None (only `columns` is read)."""
+        if columns.shape[1] == 0:  # no terms at all (empty docs folder): nothing can match
             return cls(idf=np.zeros(0) if idf is None else idf,
-                       by_column=Csc.empty(counts.shape))
+                       by_column=Csc.empty(columns.shape))
         if idf is None:
             idf = smooth_idf(columns)
-        rows = columns.indices.astype(np.intp)  # converted once, used twice
-        weights = np.log(columns.data, dtype=np.float64)
-        weights += 1.0
-        scratch = _per_entry(idf[: columns.shape[1]], columns)
-        weights *= scratch
-        squares = np.square(weights, out=scratch)  # reused: one 8-byte-per-count temporary fewer
-        norms = np.sqrt(np.bincount(rows, weights=squares, minlength=counts.shape[0]))
-        weights /= norms[rows]
+        weights, row_norms = _weights_and_norms(columns, idf, columns.shape[0])
+        weights /= (row_norms if norms is None else norms)[columns.indices]
         return cls(idf=idf, by_column=columns.with_data(weights))
 
     def query_vector(self, term_ids: np.ndarray, term_counts: np.ndarray) -> np.ndarray:
@@ -147,18 +165,24 @@ class Bm25Scorer:
 
     @classmethod
     def fit(
-        cls, counts: Csr, columns: Csc, k1: float, b: float,
+        cls, counts: Csr | None, columns: Csc, k1: float, b: float,
         collection: tuple[np.ndarray, int, float] | None = None,
+        lengths: np.ndarray | None = None,
     ) -> Bm25Scorer:
         """`columns` is the column layout of `counts` (shared with the TF-IDF scorer); `k1` is the
         term-frequency saturation, `b` the length normalisation (`RetrievalParams`).
 
         `collection` (document frequency of each column, rows, mean row length) scores some
         chunks of a larger collection as the whole collection would (a store's candidates);
-        None: `counts` are the whole collection."""
-        lengths = counts.row_sums().astype(np.float64)
+        None: `counts` are the whole collection. `lengths` are the rows' term totals when
+        `columns` hold only some of each row's terms (a store's postings); `counts` is read
+        only when they are not given."""
+        if lengths is None:
+            assert counts is not None, "the rows' lengths come from the counts or are given"
+            lengths = counts.row_sums()
+        lengths = lengths.astype(np.float64)
         if collection is None:
-            n_rows = counts.shape[0]
+            n_rows = columns.shape[0]
             idf = lucene_idf(np.diff(columns.indptr), n_rows)
             average = (lengths.mean() if n_rows else 0.0) or 1.0  # all-empty rows: no 0 division
         else:

@@ -252,22 +252,8 @@ class SearchIndex:
         ids, counts = self._query(question)
         if len(ids) == 0 or k < 1:
             return None
-        cosine = self._tfidf.scores(ids, counts)
-        candidates = np.flatnonzero(cosine > 0)
-        params = self.params
-        depth = max(params.rank_depth, 4 * k)
-        if self.method == "tfidf":
-            return _ranked(candidates, cosine, self._tiebreak, depth)
-        bm25 = self._bm25.scores(ids, counts)
-        if self.method == "bm25":
-            return _ranked(candidates, bm25, self._tiebreak, depth)
-        return reciprocal_rank_fusion(
-            [top(candidates, cosine, self._tiebreak, depth),
-             top(candidates, bm25, self._tiebreak, depth)],
-            self._tiebreak,
-            k=params.rrf_k,
-            weights=params.hybrid_weights,
-        )
+        return ranking(self.method, self._tfidf, self._bm25, ids, counts, self._tiebreak,
+                       self.params, k)
 
     def top_hits(
         self,
@@ -372,6 +358,28 @@ def covers(
     if similarity >= params.dense_accept_above and coverage >= params.dense_accept_coverage:
         return True
     return coverage >= bar
+
+
+def ranking(
+    method: str, tfidf: TfidfScorer, bm25: Bm25Scorer, term_ids: np.ndarray,
+    term_counts: np.ndarray, tiebreak: np.ndarray, params: RetrievalParams, k: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """`SearchIndex.rank` over fitted scorers (the question's known terms as column ids):
+    also how a shared store ranks the rows of a question's postings, to the same bits."""
+    cosine = tfidf.scores(term_ids, term_counts)
+    candidates = np.flatnonzero(cosine > 0)
+    depth = max(params.rank_depth, 4 * k)
+    if method == "tfidf":
+        return _ranked(candidates, cosine, tiebreak, depth)
+    lexical = bm25.scores(term_ids, term_counts)
+    if method == "bm25":
+        return _ranked(candidates, lexical, tiebreak, depth)
+    return reciprocal_rank_fusion(
+        [top(candidates, cosine, tiebreak, depth), top(candidates, lexical, tiebreak, depth)],
+        tiebreak,
+        k=params.rrf_k,
+        weights=params.hybrid_weights,
+    )
 
 
 def _ranked(

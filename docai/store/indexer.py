@@ -34,7 +34,8 @@ from docai.loading import PARSER_VERSION, scan, source_name
 from docai.records import Progress, Skipped
 from docai.redaction import redact_url
 from docai.settings import Settings
-from docai.store import schema
+from docai.store import packs, schema
+from docai.store.arrays import numpy_cursor
 from docai.store.connection import connect, translated
 from docai.text.analysis import ANALYZER_VERSION
 
@@ -166,10 +167,9 @@ def _index(
     for file_id in gone:
         with conn.transaction():
             _remove_file(conn, target, file_id)
-    with conn.transaction():
-        _refresh_norms(conn, target)
-        conn.execute("UPDATE docai_generations SET revision = revision + 1 WHERE id = %s",
-                     (target,))
+    if not _packed(conn, target):  # any file written or removed moved the revision on
+        with conn.transaction():
+            _write_packs(conn, target)
     if target != current:
         with conn.transaction():  # the switch: readers go from the old generation to this
             conn.execute("UPDATE docai_collections SET current_generation = %s, "
@@ -303,24 +303,54 @@ def _remove_file(conn: psycopg.Connection[Any], generation: int, file_id: int) -
     conn.execute("DELETE FROM docai_files WHERE id = %s", (file_id,))
 
 
-def _refresh_norms(conn: psycopg.Connection[Any], generation: int) -> None:
-    """Each chunk's TF-IDF length under the collection's idf now (it changes with every
-    file): what the database's cosine candidates divide by. The exact cosines are computed
-    again by docai for the candidates, so these need only rank them."""
-    conn.execute(
-        "UPDATE docai_chunks c SET norm = x.norm FROM ("
-        "  SELECT p.chunk_id, sqrt(sum(power((1 + ln(p.count)) * "
-        "    (ln((g.chunks + 1)::float8 / (t.df + 1)) + 1), 2))) AS norm "
-        "  FROM docai_postings p "
-        "  JOIN docai_term_stats t ON t.generation_id = p.generation_id AND t.term_id = p.term_id "
-        "  JOIN docai_generations g ON g.id = p.generation_id "
-        "  WHERE p.generation_id = %s GROUP BY p.chunk_id) x "
-        "WHERE c.id = x.chunk_id AND c.norm IS DISTINCT FROM x.norm", (generation,))
+def _packed(conn: psycopg.Connection[Any], generation: int) -> bool:
+    """Whether the generation's packs are those of its rows now."""
+    (packed,) = _one(conn, "SELECT packed_revision IS NOT DISTINCT FROM revision "
+                     "FROM docai_generations WHERE id = %s", (generation,))
+    conn.commit()
+    return bool(packed)
+
+
+def _write_packs(conn: psycopg.Connection[Any], generation: int) -> None:
+    """Every term's postings packed, and each chunk's pack row and TF-IDF length under the
+    collection's idf now (it changes with every file), in the caller's transaction: the
+    generation is marked packed at the revision they describe (`docai.store.packs`)."""
+    chunk_ids: list[int] = []
+    keys: list[tuple[str, int]] = []
+    vectors: list[tuple[np.ndarray, np.ndarray]] = []
+    for chunk_id, source, ordinal, term_ids, counts in numpy_cursor(conn).execute(
+            "SELECT id, source, ordinal, term_ids, term_counts FROM docai_chunks "
+            "WHERE generation_id = %s", (generation,)):
+        chunk_ids.append(int(chunk_id))
+        keys.append((source, int(ordinal)))
+        vectors.append((term_ids, counts))
+    terms = {int(term_id): term for term_id, term in conn.execute(
+        "SELECT t.id, t.term FROM docai_terms t JOIN docai_term_stats s ON s.term_id = t.id "
+        "AND s.generation_id = %s WHERE s.df > 0", (generation,), binary=True)}
+    packing = packs.pack(keys, vectors, terms)
+    conn.execute("DELETE FROM docai_packs WHERE generation_id = %s", (generation,))
+    with conn.cursor().copy("COPY docai_packs (generation_id, term_id, postings) "
+                            "FROM STDIN (FORMAT BINARY)") as copy:
+        copy.set_types(["int8", "int4", "bytea"])
+        for term_id, postings in packing.postings.items():
+            copy.write_row((generation, term_id, postings))
+    conn.execute("CREATE TEMPORARY TABLE docai_new_rows (id bigint, pack_row integer, "
+                 "norm double precision) ON COMMIT DROP")
+    with conn.cursor().copy("COPY docai_new_rows (id, pack_row, norm) "
+                            "FROM STDIN (FORMAT BINARY)") as copy:
+        copy.set_types(["int8", "int4", "float8"])
+        for row in zip(chunk_ids, packing.rows.tolist(), packing.norms.tolist(), strict=True):
+            copy.write_row(row)
+    conn.execute("UPDATE docai_chunks c SET pack_row = n.pack_row, norm = n.norm "
+                 "FROM docai_new_rows n WHERE c.id = n.id")
+    conn.execute("UPDATE docai_generations SET revision = revision + 1, "
+                 "packed_revision = revision + 1 WHERE id = %s", (generation,))
 
 
 def _drop_generation(conn: psycopg.Connection[Any], generation: int) -> None:
     with conn.transaction():
         conn.execute("DELETE FROM docai_postings WHERE generation_id = %s", (generation,))
+        conn.execute("DELETE FROM docai_packs WHERE generation_id = %s", (generation,))
         conn.execute("DELETE FROM docai_term_stats WHERE generation_id = %s", (generation,))
         conn.execute("DELETE FROM docai_windows WHERE generation_id = %s", (generation,))
         conn.execute("DELETE FROM docai_chunks WHERE generation_id = %s", (generation,))

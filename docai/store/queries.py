@@ -15,6 +15,7 @@ import numpy as np
 import psycopg
 
 from docai.records import Chunk
+from docai.store.arrays import numpy_cursor
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +27,7 @@ class Generation:
     total_length: int
     revision: int
     analyzer_version: str
+    packed: bool  # the packs are those of this revision (`docai.store.packs`)
 
 
 def collection_names(conn: psycopg.Connection[Any]) -> list[str]:
@@ -35,10 +37,12 @@ def collection_names(conn: psycopg.Connection[Any]) -> list[str]:
 
 def current_generation(conn: psycopg.Connection[Any], collection: str) -> Generation | None:
     row = conn.execute(
-        "SELECT g.id, g.chunks, g.total_length, g.revision, g.analyzer_version "
+        "SELECT g.id, g.chunks, g.total_length, g.revision, g.analyzer_version, "
+        "g.packed_revision IS NOT DISTINCT FROM g.revision "
         "FROM docai_collections c JOIN docai_generations g ON g.id = c.current_generation "
         "WHERE c.name = %s", (collection,)).fetchone()
-    return Generation(int(row[0]), int(row[1]), int(row[2]), int(row[3]), row[4]) if row else None
+    return (Generation(int(row[0]), int(row[1]), int(row[2]), int(row[3]), row[4], bool(row[5]))
+            if row else None)
 
 
 def document_frequencies(
@@ -49,6 +53,27 @@ def document_frequencies(
         "SELECT t.id, t.term, s.df FROM docai_terms t JOIN docai_term_stats s "
         "ON s.term_id = t.id AND s.generation_id = %s WHERE t.term = ANY(%s) AND s.df > 0",
         (generation, list(terms)))}
+
+
+def packed_terms(
+    conn: psycopg.Connection[Any], generation: int, terms: Sequence[str], ranked: Sequence[str]
+) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, bytes]]]:
+    """As `document_frequencies`, and the packed postings of the `ranked` terms among them:
+    term -> (document frequency, postings)."""
+    known: dict[str, tuple[int, int]] = {}
+    packs: dict[str, tuple[int, bytes]] = {}
+    for term_id, term, df, postings in conn.execute(
+            "SELECT t.id, t.term, s.df, CASE WHEN t.term = ANY(%(ranked)s) THEN p.postings END "
+            "FROM docai_terms t JOIN docai_term_stats s "
+            "ON s.term_id = t.id AND s.generation_id = %(generation)s "
+            "LEFT JOIN docai_packs p ON p.generation_id = %(generation)s AND p.term_id = t.id "
+            "WHERE t.term = ANY(%(terms)s) AND s.df > 0",
+            {"generation": generation, "terms": list(terms), "ranked": list(ranked)},
+            binary=True):
+        known[term] = (int(term_id), int(df))
+        if postings is not None:
+            packs[term] = (int(df), bytes(postings))
+    return known, packs
 
 
 CANDIDATES = """
@@ -90,6 +115,10 @@ CANDIDATE_CHUNKS = """
 SELECT id, source, ordinal, heading_path, text, tokens, term_ids, term_counts
 FROM docai_chunks WHERE id = ANY(%s)
 """
+CHUNKS_AT_ROWS = """
+SELECT id, source, ordinal, heading_path, text, tokens, term_ids, term_counts, pack_row
+FROM docai_chunks WHERE generation_id = %s AND pack_row = ANY(%s)
+"""
 
 # Terms read as three arrays in one row: a few thousand terms loaded in C, not as rows
 # (each one a Python object and a call).
@@ -106,16 +135,35 @@ def candidate_chunks(
 ) -> tuple[dict[int, Chunk], np.ndarray]:
     """The chunks by id, and their every (chunk id, term id, count) as an int64 array of 3
     columns."""
+    chunks, entries, _ = _chunks(numpy_cursor(conn).execute(CANDIDATE_CHUNKS, (list(ids),)))
+    return chunks, entries
+
+
+def chunks_at_rows(
+    conn: psycopg.Connection[Any], generation: int, rows: Sequence[int]
+) -> tuple[list[int], dict[int, Chunk], np.ndarray]:
+    """As `candidate_chunks`, for the chunks at these pack rows, with their ids in the
+    order of `rows`."""
+    chunks, entries, at_row = _chunks(
+        numpy_cursor(conn).execute(CHUNKS_AT_ROWS, (generation, list(rows))))
+    return [at_row[row] for row in rows], chunks, entries
+
+
+def _chunks(
+    found: psycopg.Cursor[Any],
+) -> tuple[dict[int, Chunk], np.ndarray, dict[int, int]]:
     chunks: dict[int, Chunk] = {}
+    at_row: dict[int, int] = {}
     parts = []
-    for chunk_id, source, ordinal, heading, text, tokens, term_ids, counts in conn.execute(
-            CANDIDATE_CHUNKS, (list(ids),), binary=True):
+    for chunk_id, source, ordinal, heading, text, tokens, term_ids, counts, *row in found:
         chunks[int(chunk_id)] = Chunk(source, tuple(heading), int(ordinal), text, int(tokens))
+        if row:
+            at_row[int(row[0])] = int(chunk_id)
         parts.append((np.full(len(term_ids), chunk_id, dtype=np.int64),
-                      np.array(term_ids, dtype=np.int64), np.array(counts, dtype=np.int64)))
+                      term_ids.astype(np.int64), counts.astype(np.int64)))
     entries = (np.stack([np.concatenate(column) for column in zip(*parts, strict=True)], 1)
                if parts else np.zeros((0, 3), dtype=np.int64))
-    return chunks, entries
+    return chunks, entries, at_row
 
 
 def terms_by_id(

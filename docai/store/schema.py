@@ -13,7 +13,14 @@ from exactly the numbers the local index uses. Window vectors are pgvector `half
 by the window text's checksum (a window that did not change keeps its vector), with one
 HNSW index (inner product) per embedding model.
 
-A database written by another schema version is reported, never read: `check` raises.
+Version 2 adds the *packs*: each term's postings as one binary row (`docai.store.packs`),
+rewritten with every chunk's TF-IDF length when an indexing run ends, so a question reads
+its few terms' rows and is ranked by numpy as the local index ranks it, instead of the
+database aggregating tens of thousands of posting rows.
+
+A database written by another schema version is reported, never read: `check` raises. An
+older one is upgraded in place by the indexer (`UPGRADES`, each step additive); a newer one
+is left alone.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from docai import messages
 from docai.redaction import redact_url
 from docai.store.errors import StoreError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 # Serialises schema creation between processes (an arbitrary constant of docai's).
 SCHEMA_LOCK_KEY = 0x646F6361_69000001
 
@@ -124,6 +131,26 @@ CREATE TABLE docai_windows (
 CREATE INDEX docai_windows_key ON docai_windows (key, generation_id);
 """
 
+# From version N to N + 1. New databases get TABLES and then every step, so there is one
+# path to the current schema.
+UPGRADES = {
+    1: """
+ALTER TABLE docai_generations ADD COLUMN packed_revision bigint;
+ALTER TABLE docai_chunks ADD COLUMN pack_row integer;
+CREATE INDEX docai_chunks_pack_row ON docai_chunks (generation_id, pack_row);
+-- one row per term of a generation: its postings, `docai.store.packs.POSTING` records in
+-- pack-row order, stored uncompressed (they are numbers: compression gains little and
+-- costs every read)
+CREATE TABLE docai_packs (
+    generation_id bigint NOT NULL,
+    term_id integer NOT NULL,
+    postings bytea NOT NULL,
+    PRIMARY KEY (generation_id, term_id)
+);
+ALTER TABLE docai_packs ALTER COLUMN postings SET STORAGE EXTERNAL;
+""",
+}
+
 
 def found_version(conn: psycopg.Connection[Any]) -> int | None:
     """The schema version the database holds (None: no docai schema)."""
@@ -163,6 +190,9 @@ def ensure(conn: psycopg.Connection[Any], url: str) -> None:
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK_KEY,))
         version = found_version(conn)
         if version is not None:
+            if version < SCHEMA_VERSION and version in UPGRADES:
+                _upgrade(conn, version)
+                return
             _check_version(version, url)
             return
         if not has_vector_extension(conn):
@@ -172,7 +202,14 @@ def ensure(conn: psycopg.Connection[Any], url: str) -> None:
             except psycopg.errors.InsufficientPrivilege:
                 raise StoreError(messages.STORE_NO_VECTOR.format(url=redact_url(url))) from None
         conn.execute(TABLES)
-        conn.execute("INSERT INTO docai_schema (version) VALUES (%s)", (SCHEMA_VERSION,))
+        _upgrade(conn, 1)
+
+
+def _upgrade(conn: psycopg.Connection[Any], version: int) -> None:
+    """From `version` to `SCHEMA_VERSION`, step by step, in the caller's transaction."""
+    for step in range(version, SCHEMA_VERSION):
+        conn.execute(UPGRADES[step])
+    conn.execute("INSERT INTO docai_schema (version) VALUES (%s)", (SCHEMA_VERSION,))
 
 
 def ensure_hnsw(conn: psycopg.Connection[Any], embedder_id: int, dimension: int) -> None:

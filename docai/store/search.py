@@ -34,7 +34,7 @@ from docai.redaction import redact_url
 from docai.retrieval import coverage
 from docai.retrieval.params import DEFAULT_METHOD, DEFAULT_PARAMS, RetrievalParams
 from docai.retrieval.search_index import CollectionStats, SearchIndex
-from docai.store import queries, schema
+from docai.store import packs, queries, schema
 from docai.store.connection import connect, lost_error
 from docai.store.errors import StoreError
 from docai.store.term_cache import TermCache
@@ -119,31 +119,72 @@ class StoreIndex:
     def candidates(self, question: str, k: int) -> StoreCandidates:
         """The question's candidates, as a `SearchIndex` over them with the collection's
         statistics (kept for the steps that follow the ranking)."""
-        params = self.params
-        depth = max(params.rank_depth, 4 * max(k, 1)) + DEPTH_MARGIN
         with self.reading() as conn:
             generation = self._refresh(conn)
-            known = queries.document_frequencies(conn, generation.id, self._terms(question))
-            counts = Counter(t for t in self._analyzer.query_terms(question) if t in known)
-            ids: list[int] = []
-            if counts:
-                rows, average = generation.chunks, _average(generation)
-                frequency = np.array([known[t][1] for t in counts], dtype=np.int64)
-                query = np.array(list(counts.values()), dtype=np.float64)
-                ids = queries.candidate_ids(
-                    conn, generation.id, [known[t][0] for t in counts],
-                    (query * lucene_idf(frequency, rows)).tolist(),
-                    ((1.0 + np.log(query)) * smooth_idf_of(frequency, rows)).tolist(),
-                    k1=params.bm25_k1, b=params.bm25_b, average=average, depth=depth)
-            candidates = self._assemble(conn, generation, ids, known)
+            if generation.packed:
+                candidates = self._from_packs(conn, generation, question, k)
+            else:
+                candidates = self._through_sql(conn, generation, question, k)
         self._last = (question, candidates)
         return candidates
 
+    def _from_packs(
+        self, conn: psycopg.Connection[Any], generation: queries.Generation, question: str,
+        k: int,
+    ) -> StoreCandidates:
+        """The whole collection ranked from the question terms' packs, as the local index
+        ranks it; the candidates are the ranking's chunks, in its order."""
+        counts = Counter(self._analyzer.query_terms(question))
+        known, packed = queries.packed_terms(conn, generation.id, self._terms(question),
+                                             sorted(counts))
+        ranking = packs.rank(self.method, counts, packed, generation.chunks,
+                             _average(generation), self.params, k)
+        if ranking is None:
+            candidates = self._assemble(conn, generation, ([], {}, np.zeros((0, 3))), known)
+            candidates._ranked = ((question, k), None)
+            return candidates
+        # Only the chunks a question can return are read: the dense re-ranking's candidates
+        # and the passages with near-duplicates skipped four times over (a lower chunk can
+        # only follow them). The local ranking runs deeper; its tail never reaches the top k.
+        params = self.params
+        depth = min(max(params.rank_depth, 4 * k), max(params.dense_candidates, 16 * k))
+        rows, scores = ranking[0][:depth], ranking[1][:depth]
+        read = queries.chunks_at_rows(conn, generation.id, rows.tolist())
+        candidates = self._assemble(conn, generation, read, known)
+        candidates._ranked = ((question, k), (np.arange(len(rows), dtype=np.int64), scores))
+        return candidates
+
+    def _through_sql(
+        self, conn: psycopg.Connection[Any], generation: queries.Generation, question: str,
+        k: int,
+    ) -> StoreCandidates:
+        """While an indexer is changing files (the packs are not this revision's): the top
+        of BM25 and of TF-IDF found by the database, ranked again here over their chunks."""
+        params = self.params
+        depth = max(params.rank_depth, 4 * max(k, 1)) + DEPTH_MARGIN
+        known = queries.document_frequencies(conn, generation.id, self._terms(question))
+        counts = Counter(t for t in self._analyzer.query_terms(question) if t in known)
+        ids: list[int] = []
+        if counts:
+            rows, average = generation.chunks, _average(generation)
+            frequency = np.array([known[t][1] for t in counts], dtype=np.int64)
+            query = np.array(list(counts.values()), dtype=np.float64)
+            ids = queries.candidate_ids(
+                conn, generation.id, [known[t][0] for t in counts],
+                (query * lucene_idf(frequency, rows)).tolist(),
+                ((1.0 + np.log(query)) * smooth_idf_of(frequency, rows)).tolist(),
+                k1=params.bm25_k1, b=params.bm25_b, average=average, depth=depth)
+        return self._assemble(conn, generation, (ids, *queries.candidate_chunks(conn, ids)),
+                              known)
+
     def _assemble(
-        self, conn: psycopg.Connection[Any], generation: queries.Generation, ids: list[int],
+        self, conn: psycopg.Connection[Any], generation: queries.Generation,
+        chunks_read: tuple[list[int], dict[int, Chunk], np.ndarray],
         known: dict[str, tuple[int, int]],
     ) -> StoreCandidates:
-        chunks, entries = queries.candidate_chunks(conn, ids)
+        """The chunks read (ids in ranking order, chunks by id, their term entries) as a
+        `SearchIndex` with the collection's statistics."""
+        ids, chunks, entries = chunks_read
         cache = self._terms_read.for_version(generation.id, generation.revision)
         terms, missing = cache.lookup(np.unique(entries[:, 1]).tolist())
         read = queries.terms_by_id(conn, generation.id, missing)
@@ -165,7 +206,9 @@ class StoreIndex:
         terms = sorted(set(self._terms(ranked_question)) | set(self._terms(question)))
         with self.reading() as conn:
             known = queries.document_frequencies(conn, last._generation.id, terms)
-            judging = self._assemble(conn, last._generation, last._ids.tolist(), known)
+            ids = last._ids.tolist()
+            judging = self._assemble(conn, last._generation,
+                                     (ids, *queries.candidate_chunks(conn, ids)), known)
         self._last = (question, judging)
         return judging
 
@@ -251,6 +294,13 @@ class StoreCandidates(SearchIndex):
     _store: StoreIndex
     _ids: np.ndarray
     _generation: queries.Generation
+    # ((question, k), its ranking) when the packs ranked the whole collection for it
+    _ranked: tuple[tuple[str, int], tuple[np.ndarray, np.ndarray] | None] | None = None
+
+    def rank(self, question: str, k: int) -> tuple[np.ndarray, np.ndarray] | None:
+        if self._ranked is not None and self._ranked[0] == (question, k):
+            return self._ranked[1]
+        return super().rank(question, k)
 
     @classmethod
     def of(
