@@ -59,6 +59,49 @@ def test_eval_gives_the_same_figures_and_refusals(home: Path, store_url: str) ->
     assert expected["overall"]["hit@1"] > 0
 
 
+def test_while_an_indexer_changes_files_readers_rank_through_the_database_alike(
+    home: Path, store_url: str
+) -> None:
+    """Packs not of the collection's revision (an indexing run between two files) are not
+    read: the database ranks the candidates, with the same passages as the packs give."""
+    index(home, store_url)
+    questions = "\n".join(json.loads(line)["question"] for line in QA.read_text().splitlines())
+    packed = run(home, "search", "--json", "--dense", "off", "--store", store_url,
+                 "--collection", "docs", stdin=questions)
+    with psycopg.connect(store_url, autocommit=True) as conn:
+        conn.execute("UPDATE docai_generations SET revision = revision + 1")
+        conn.execute("DELETE FROM docai_packs")  # a pack read now would rank nothing
+    through_sql = run(home, "search", "--json", "--dense", "off", "--store", store_url,
+                      "--collection", "docs", stdin=questions)
+    assert packed.returncode == through_sql.returncode == 0, through_sql.stderr
+    assert through_sql.stdout == packed.stdout
+    index(home, store_url)  # the next run packs again
+    with psycopg.connect(store_url) as conn:
+        row = conn.execute("SELECT packed_revision = revision, (SELECT count(*) FROM "
+                           "docai_packs) FROM docai_generations").fetchone()
+    assert row is not None and row[0] and row[1] > 0
+
+
+def test_a_schema_of_version_1_is_upgraded_by_the_indexer(home: Path, store_url: str) -> None:
+    index(home, store_url)
+    with psycopg.connect(store_url, autocommit=True) as conn:
+        conn.execute("DROP TABLE docai_packs")
+        conn.execute("DROP INDEX docai_chunks_pack_row")
+        conn.execute("ALTER TABLE docai_chunks DROP COLUMN pack_row")
+        conn.execute("ALTER TABLE docai_generations DROP COLUMN packed_revision")
+        conn.execute("DELETE FROM docai_schema")
+        conn.execute("INSERT INTO docai_schema (version) VALUES (1)")
+    refused = run(home, "search", "instalar", "--dense", "off", "--store", store_url,
+                  "--collection", "docs")
+    assert refused.returncode == 2
+    assert "mais antigo (esquema 1" in refused.stderr and "docai index --store" in refused.stderr
+    index(home, store_url)
+    done = run(home, "search", "--json", "--dense", "off", "--store", store_url,
+               "--collection", "docs", stdin="Como instalar o docai?")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["results"]
+
+
 def test_incremental_update_changes_only_what_changed(home: Path, store_url: str) -> None:
     docs = home / "docs"
     docs.mkdir()
