@@ -60,17 +60,17 @@ def tfidf_norms(columns: Csc, idf: np.ndarray) -> np.ndarray:
     """Each row's TF-IDF length (sublinear tf times idf), summed as `TfidfScorer.fit` sums
     it, to the last bit: what a store keeps per chunk so a question read from its postings
     alone scores as the whole index does."""
-    return _weights_and_norms(columns, idf, columns.shape[0])[1]
+    return _weights_and_norms(columns, idf)[1]
 
 
-def _weights_and_norms(columns: Csc, idf: np.ndarray, rows: int) -> tuple[np.ndarray, np.ndarray]:
+def _weights_and_norms(columns: Csc, idf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(1 + ln tf) * idf per entry, and each row's L2 length of them."""
     weights = np.log(columns.data, dtype=np.float64)
     weights += 1.0
     scratch = _per_entry(idf[: columns.shape[1]], columns)
     weights *= scratch
     squares = np.square(weights, out=scratch)  # reused: one 8-byte-per-count temporary fewer
-    norms = np.sqrt(np.bincount(columns.indices, weights=squares, minlength=rows))
+    norms = np.sqrt(np.bincount(columns.indices, weights=squares, minlength=columns.shape[0]))
     return weights, norms
 
 
@@ -102,7 +102,7 @@ class TfidfScorer:
                        by_column=Csc.empty(columns.shape))
         if idf is None:
             idf = smooth_idf(columns)
-        weights, row_norms = _weights_and_norms(columns, idf, columns.shape[0])
+        weights, row_norms = _weights_and_norms(columns, idf)
         weights /= (row_norms if norms is None else norms)[columns.indices]
         return cls(idf=idf, by_column=columns.with_data(weights))
 

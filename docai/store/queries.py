@@ -132,11 +132,13 @@ WHERE t.id = ANY(%s)
 
 def candidate_chunks(
     conn: psycopg.Connection[Any], ids: Sequence[int]
-) -> tuple[dict[int, Chunk], np.ndarray]:
-    """The chunks by id, and their every (chunk id, term id, count) as an int64 array of 3
-    columns."""
+) -> tuple[list[int], dict[int, Chunk], np.ndarray]:
+    """The ids given, the chunks by id, and their every (chunk id, term id, count) as an
+    int64 array of 3 columns."""
+    if not ids:
+        return [], {}, np.zeros((0, 3), dtype=np.int64)
     chunks, entries, _ = _chunks(numpy_cursor(conn).execute(CANDIDATE_CHUNKS, (list(ids),)))
-    return chunks, entries
+    return list(ids), chunks, entries
 
 
 def chunks_at_rows(

@@ -140,7 +140,8 @@ class StoreIndex:
         ranking = packs.rank(self.method, counts, packed, generation.chunks,
                              _average(generation), self.params, k)
         if ranking is None:
-            candidates = self._assemble(conn, generation, ([], {}, np.zeros((0, 3))), known)
+            candidates = self._assemble(conn, generation, queries.candidate_chunks(conn, []),
+                                        known)
             candidates._ranked = ((question, k), None)
             return candidates
         # Only the chunks a question can return are read: the dense re-ranking's candidates
@@ -174,8 +175,7 @@ class StoreIndex:
                 (query * lucene_idf(frequency, rows)).tolist(),
                 ((1.0 + np.log(query)) * smooth_idf_of(frequency, rows)).tolist(),
                 k1=params.bm25_k1, b=params.bm25_b, average=average, depth=depth)
-        return self._assemble(conn, generation, (ids, *queries.candidate_chunks(conn, ids)),
-                              known)
+        return self._assemble(conn, generation, queries.candidate_chunks(conn, ids), known)
 
     def _assemble(
         self, conn: psycopg.Connection[Any], generation: queries.Generation,
@@ -206,9 +206,8 @@ class StoreIndex:
         terms = sorted(set(self._terms(ranked_question)) | set(self._terms(question)))
         with self.reading() as conn:
             known = queries.document_frequencies(conn, last._generation.id, terms)
-            ids = last._ids.tolist()
-            judging = self._assemble(conn, last._generation,
-                                     (ids, *queries.candidate_chunks(conn, ids)), known)
+            read = queries.candidate_chunks(conn, last._ids.tolist())
+            judging = self._assemble(conn, last._generation, read, known)
         self._last = (question, judging)
         return judging
 
