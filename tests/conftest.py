@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.docai_cli import InProcessDocai
-from tests.support.fake_ollama import FakeOllama
+from tests.support.fake_ollama import FakeOllama, numbered_replies
 from tests.support.sample_docs import REPLY, write_docs
 
 # Settings a developer's or CI's environment may hold, which would change what docai does.
@@ -79,10 +79,5 @@ def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
 def numbered_ollama() -> Iterator[FakeOllama]:
     """A fake Ollama whose every answer is new ("Resposta 1.", "Resposta 2.", …), so a
     replayed answer or a request's earlier exchanges show which answer was which."""
-    count = iter(range(1, 1000))
-
-    def reply(_body: object) -> str:
-        return f"Resposta {next(count)}."
-
-    with FakeOllama(reply=reply, think_shape="none") as server:
+    with FakeOllama(reply=numbered_replies(), think_shape="none") as server:
         yield server

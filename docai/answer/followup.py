@@ -19,7 +19,10 @@ The coverage bar (whether the docs answer it at all) is checked against the join
 workers, and judged on its own Portuguese words over English docs it was refused although
 the passage just used answers it. Context still cannot make the docs cover a subject they
 never mention: a question that stands alone ("xyzzy?") has no context, and a name the docs
-never use weighs more than every other concept of the joined text ("e no xyzzy?").
+never use weighs more than every other concept of the joined text ("e no xyzzy?"). Nor
+can it take coverage away: when the joined text is refused because an earlier question
+was about something the docs never mention, a follow-up whose own words the docs answer
+is answered as if asked alone (`settle_in_context`), as a fresh session would answer it.
 No model call is needed, so retrieval stays deterministic and works with the server down.
 Asking the model to rewrite the follow-up as a standalone question was the alternative;
 it costs a model call before every follow-up and cannot be measured without a model.
@@ -33,7 +36,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from docai.retrieval.verdict import Query, Verdict, retrieve
+from docai.retrieval.verdict import NotCovered, Query, Verdict, retrieve
 
 if TYPE_CHECKING:
     from docai.retrieval.dense import DenseRanking
@@ -72,5 +75,33 @@ def retrieve_in_context(
 ) -> Verdict:
     """`retrieve` for a question of a conversation: passages, one whole file, or not covered
     (the file, like the passages, must cover the joined text)."""
+    return settle_in_context(index, question, context, k, min_coverage, dense,
+                             max_file_tokens)[1]
+
+
+def settle_in_context(
+    index: SearchIndex,
+    question: str,
+    context: Sequence[str],
+    k: int,
+    min_coverage: float | None = None,
+    dense: DenseRanking | None = None,
+    max_file_tokens: float = math.inf,
+) -> tuple[Query, Verdict]:
+    """The reading of `question` retrieval settles on, and its verdict.
+
+    The conversation may add to what a question is found by, never take away: read in its
+    conversation, a question is judged on the joined text, and a subject of an earlier
+    question the docs never mention ("Onde fica o xyzzy?") makes the joined text uncovered.
+    When that refuses a question its own words answer, it is answered as if asked alone
+    (the reading a fresh session would give it), not refused.
+    """
     query = query_in_context(question, context)
-    return retrieve(index, query, k, min_coverage, dense, max_file_tokens)
+    verdict = retrieve(index, query, k, min_coverage, dense, max_file_tokens)
+    if not context or not isinstance(verdict, NotCovered):
+        return query, verdict
+    alone = Query.of(question)
+    verdict_alone = retrieve(index, alone, k, min_coverage, dense, max_file_tokens)
+    if isinstance(verdict_alone, NotCovered):
+        return query, verdict
+    return alone, verdict_alone

@@ -131,9 +131,11 @@ def _help(session: Session, _argument: str) -> None:
 
 
 def _sources(session: Session, _argument: str) -> None:
-    last = session.last_answer
-    if last is not None and last.sources:
-        for number, hit in enumerate(last.sources, start=1):
+    last, turn = session.last_answer, session.conversation.last
+    # After `/retomar` or `-c` nothing was answered yet: the resumed turn's sources stand.
+    sources = last.sources if last is not None else turn.sources if turn is not None else ()
+    if sources:
+        for number, hit in enumerate(sources, start=1):
             preview = " ".join(snippet(hit.chunk.text, lines=1))
             line = messages.REPL_SOURCE_DETAIL.format(
                 number=number, label=source_label(hit), preview=preview
@@ -142,7 +144,7 @@ def _sources(session: Session, _argument: str) -> None:
     elif last is not None and last.fallback_source:
         source = display_name(last.fallback_source)
         session.say(messages.ANSWER_FALLBACK_SOURCE.format(source=source))
-    elif last is not None:
+    elif last is not None or turn is not None:
         session.say(messages.REPL_LAST_WITHOUT_SOURCES)
     else:
         session.say(messages.REPL_NO_SOURCES)

@@ -3,17 +3,16 @@ files, a real HTTP fake Ollama."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from docai.answer.answerer import Answerer, CacheReplay, Retrieved
 from docai.answer.conversation import Conversation, Turn
-from docai.answer.followup import retrieve_in_context
+from docai.answer.followup import retrieve_in_context, settle_in_context
 from docai.llm.ollama import OllamaClient
 from docai.retrieval.search_index import SearchIndex, open_index
-from docai.retrieval.verdict import Passages, retrieve
+from docai.retrieval.verdict import NotCovered, Passages, Query, retrieve
 from docai.settings import Settings
 from tests.answer.conversation_docs import (
     BARE_SECTION,
@@ -24,7 +23,7 @@ from tests.answer.conversation_docs import (
     SWITCH,
     SWITCH_SECTION,
 )
-from tests.support.fake_ollama import FakeOllama, numbered_replies
+from tests.support.fake_ollama import FakeOllama
 from tests.support.sample_docs import write_docs
 
 
@@ -37,13 +36,6 @@ def settings(tmp_path: Path) -> Settings:
 @pytest.fixture
 def index(settings: Settings) -> SearchIndex:
     return open_index(settings)[0]
-
-
-@pytest.fixture
-def numbered() -> Iterator[FakeOllama]:
-    """A fake whose every answer is new: "Resposta 1", "Resposta 2", …"""
-    with FakeOllama(reply=numbered_replies(), think_shape="none") as server:
-        yield server
 
 
 def sections(verdict: object) -> list[str]:
@@ -66,22 +58,37 @@ def test_without_context_it_is_the_one_shot_retrieval(index: SearchIndex) -> Non
         assert retrieve_in_context(index, question, (), 3) == retrieve(index, question, 3)
 
 
+def test_an_uncovered_earlier_subject_does_not_refuse_what_the_docs_answer(
+    index: SearchIndex,
+) -> None:
+    context = ("Como eu configuro o zorblax no quuxinator?",)  # names the docs never use
+    question = "e qual é o padrão de --num-ctx dele?"
+    read, verdict = settle_in_context(index, question, context, 1)
+    assert read == Query.of(question)  # answered as if asked alone
+    assert sections(verdict) == [SWITCH_SECTION]
+
+
+def test_a_follow_up_about_an_uncovered_subject_is_still_refused(index: SearchIndex) -> None:
+    verdict = retrieve_in_context(index, "e quanto custa?", ("Onde fica o xyzzy plugh?",), 1)
+    assert isinstance(verdict, NotCovered)
+
+
 def answer(answerer: Answerer, question: str, conversation: Conversation | None = None,
            **options: bool) -> list[object]:
     return list(answerer.answer(question, conversation, **options))
 
 
 def test_the_follow_up_request_carries_the_first_turn_and_its_own_passages(
-    settings: Settings, numbered: FakeOllama
+    settings: Settings, numbered_ollama: FakeOllama
 ) -> None:
-    answerer = Answerer(open_index(settings)[0], OllamaClient(numbered.url, settings.model),
+    answerer = Answerer(open_index(settings)[0], OllamaClient(numbered_ollama.url, settings.model),
                         settings)
     first = answer(answerer, FIRST)
     conversation = Conversation((Turn(FIRST, "Resposta 1.", first[0].hits),))  # type: ignore[attr-defined]
     events = answer(answerer, FOLLOWUP, conversation)
     (retrieved,) = [e for e in events if isinstance(e, Retrieved)]
     assert [hit.chunk.heading for hit in retrieved.hits] == [FOLLOWUP_SECTION]
-    messages = numbered.chat_requests[1]["messages"]
+    messages = numbered_ollama.chat_requests[1]["messages"]
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
     assert [messages[1]["content"], messages[2]["content"]] == [FIRST, "Resposta 1."]
     assert 'section="Índice &gt; Limpeza"' in messages[3]["content"]
@@ -89,9 +96,9 @@ def test_the_follow_up_request_carries_the_first_turn_and_its_own_passages(
 
 
 def test_a_follow_up_never_replays_an_answer_given_in_another_conversation(
-    settings: Settings, numbered: FakeOllama
+    settings: Settings, numbered_ollama: FakeOllama
 ) -> None:
-    answerer = Answerer(open_index(settings)[0], OllamaClient(numbered.url, settings.model),
+    answerer = Answerer(open_index(settings)[0], OllamaClient(numbered_ollama.url, settings.model),
                         settings)
     about_index = Conversation((Turn(FIRST, "Resposta 0."),))
     about_history = Conversation((Turn("Onde fica o histórico de perguntas?", "Resposta 0."),))
@@ -101,18 +108,18 @@ def test_a_follow_up_never_replays_an_answer_given_in_another_conversation(
     assert one[0] != other[0]  # other passages: the retrieval cache keyed on the context
     again = answer(answerer, FOLLOWUP, about_index)
     assert any(isinstance(e, CacheReplay) for e in again)  # same conversation: same answer
-    assert len(numbered.chat_requests) == 2
+    assert len(numbered_ollama.chat_requests) == 2
 
 
 def test_fresh_generates_again_with_the_same_retrieval(
-    settings: Settings, numbered: FakeOllama
+    settings: Settings, numbered_ollama: FakeOllama
 ) -> None:
-    answerer = Answerer(open_index(settings)[0], OllamaClient(numbered.url, settings.model),
+    answerer = Answerer(open_index(settings)[0], OllamaClient(numbered_ollama.url, settings.model),
                         settings)
     first = answer(answerer, FIRST)
     fresh = answer(answerer, FIRST, fresh=True)
     assert not any(isinstance(e, CacheReplay) for e in fresh)
     assert first[0] == fresh[0]
-    requests = numbered.chat_requests
+    requests = numbered_ollama.chat_requests
     assert len(requests) == 2 and requests[0]["messages"] == requests[1]["messages"]
     assert any(isinstance(e, CacheReplay) for e in answer(answerer, FIRST))

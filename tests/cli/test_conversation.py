@@ -4,7 +4,6 @@ fake Ollama over HTTP that records every request it gets."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,17 +18,15 @@ from tests.answer.conversation_docs import (
     FOLLOWUP_SECTION,
 )
 from tests.support.docai_cli import DOCAI, InProcessDocai, docai_env
-from tests.support.fake_ollama import FakeOllama, numbered_replies
+from tests.support.fake_ollama import FakeOllama
 from tests.support.sample_docs import write_docs
 
 PROMPT = "docai>"
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeOllama]:
-    """Every answer is new ("Resposta 1.", "Resposta 2.", …), so a replay shows."""
-    with FakeOllama(reply=numbered_replies(), think_shape="none") as server:
-        yield server
+def fake(numbered_ollama: FakeOllama) -> FakeOllama:
+    return numbered_ollama
 
 
 def roles(request: dict[str, Any]) -> list[str]:

@@ -17,7 +17,7 @@ import pyte
 import pytest
 
 from tests.support.docai_cli import DOCAI, docai_env
-from tests.support.fake_ollama import FakeOllama, numbered_replies
+from tests.support.fake_ollama import FakeOllama
 from tests.support.network import closed_port_url
 
 PROMPT = "docai>"
@@ -36,10 +36,8 @@ def docs(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeOllama]:
-    """Every answer is new ("Resposta 1.", "Resposta 2.", …)."""
-    with FakeOllama(reply=numbered_replies(), think_shape="none") as server:
-        yield server
+def fake(numbered_ollama: FakeOllama) -> FakeOllama:
+    return numbered_ollama
 
 
 PAUSE = 0.6  # seconds between two pieces of a slow answer

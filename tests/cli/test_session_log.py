@@ -122,7 +122,7 @@ def test_sessoes_lists_and_retomar_reopens_a_conversation(
     docs = write_docs(tmp_path / "docs")
     docai.use_env(tmp_path, fake.url)
     lines = [QUESTION, "/nova", "Qual é o padrão de --num-ctx?", "/sessoes", "/retomar 2",
-             FOLLOWUP, "/retomar 9", "/retomar"]
+             "/fontes", FOLLOWUP, "/retomar 9", "/retomar"]
     code, out, err = docai("--docs", docs, stdin="\n".join(lines) + "\n")
     assert code == 0, err
     listing = out.split("docai> /sessoes", 1)[1]
@@ -130,6 +130,9 @@ def test_sessoes_lists_and_retomar_reopens_a_conversation(
                      listing)
     assert re.search(r"2 .* 1 pergunta\(s\)  " + re.escape(QUESTION), listing)
     assert "Retomando a conversa de" in listing
+    # /fontes right after resuming lists the sources of the turn resumed.
+    resumed = listing.split("docai> /fontes", 1)[1].split("docai>", 1)[0]
+    assert "[1] guide/install.md > Instalação > Com pip\n" in resumed
     # The follow-up is asked in the first conversation: its exchange, not the second's.
     assert chat_turns(fake.chat_requests[-1]) == [("user", QUESTION), ("assistant", "Resposta 1.")]
     assert "/retomar precisa de um número de 1 a 2 da lista de /sessoes, recebi '9'" in out
