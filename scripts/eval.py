@@ -49,7 +49,7 @@ NAME,NAME` scores only those sets.
 the blind sets pooled (or `--sets`; `--full-sets NAME,...` also embeds those sets' whole
 collections) and chooses the defaults by the rule that module states.
 
-`--dense-ci` (the last step of `make eval`) scores three blind sets (`DENSE_CI_SETS`, or
+`--dense-ci` (a step of `make eval`) scores three blind sets (`DENSE_CI_SETS`, or
 `--sets`) with the
 lexical default and the dense default as a fresh cache gives it (no whole-collection
 ranking, every candidate embedded: the same figures on a cold CI machine and a warm one),
