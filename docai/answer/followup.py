@@ -20,9 +20,9 @@ workers, and judged on its own Portuguese words over English docs it was refused
 the passage just used answers it. Context still cannot make the docs cover a subject they
 never mention: a question that stands alone ("xyzzy?") has no context, and a name the docs
 never use weighs more than every other concept of the joined text ("e no xyzzy?"). Nor
-can it take coverage away: when the joined text is refused because an earlier question
-was about something the docs never mention, a follow-up whose own words the docs answer
-is answered as if asked alone (`settle_in_context`), as a fresh session would answer it.
+can joining take away coverage the conversation had: a question refused on the joined
+text is answered as if asked alone when its own words are answered and so is the question
+it leans on (`settle_in_context`).
 No model call is needed, so retrieval stays deterministic and works with the server down.
 Asking the model to rewrite the follow-up as a standalone question was the alternative;
 it costs a model call before every follow-up and cannot be measured without a model.
@@ -90,15 +90,22 @@ def settle_in_context(
 ) -> tuple[Query, Verdict]:
     """The reading of `question` retrieval settles on, and its verdict.
 
-    The conversation may add to what a question is found by, never take away: read in its
-    conversation, a question is judged on the joined text, and a subject of an earlier
-    question the docs never mention ("Onde fica o xyzzy?") makes the joined text uncovered.
-    When that refuses a question its own words answer, it is answered as if asked alone
-    (the reading a fresh session would give it), not refused.
+    Read in its conversation, a question is judged on the joined text. When that refuses
+    it although the question the conversation leads up to is answered by the docs, and the
+    question's own words are answered too, it is answered as if asked alone: the joined
+    text lost coverage in the joining (a new subject taken for a follow-up, a facet the
+    earlier words do not share), and a fresh session would answer it. When the question it
+    leans on is itself about something the docs never mention ("Como configuro o
+    zorblax?"), a follow-up about it ("e a porta padrão dele?") is refused, whatever its
+    everyday words would find on their own.
     """
     query = query_in_context(question, context)
     verdict = retrieve(index, query, k, min_coverage, dense, max_file_tokens)
     if not context or not isinstance(verdict, NotCovered):
+        return query, verdict
+    leaned_on = query_in_context(context[-1], context[:-1])
+    if isinstance(retrieve(index, leaned_on, k, min_coverage, dense, max_file_tokens),
+                  NotCovered):
         return query, verdict
     alone = Query.of(question)
     verdict_alone = retrieve(index, alone, k, min_coverage, dense, max_file_tokens)

@@ -18,7 +18,6 @@ from docai.cli.config import on_off
 from docai.cli.startup import embedder_label
 from docai.cli.terminal_text import one_line
 from docai.errors import SettingsError
-from docai.index.chunk_table import ChunkTable
 from docai.settings import Settings, redact_url
 
 if TYPE_CHECKING:  # the command table imports this module
@@ -28,19 +27,19 @@ if TYPE_CHECKING:  # the command table imports this module
 def info_text(session: Session) -> str:
     answerer = session.answerer
     settings = answerer.settings
-    table = ChunkTable.of(answerer.index.chunks)
+    chunks = answerer.index.chunks
     url = settings.ollama_url if settings.backend == "ollama" else settings.base_url or ""
     coverage = (settings.min_coverage if settings.min_coverage is not None
                 else answerer.index.params.min_coverage)
     lines = [
         messages.INFO_MODEL.format(model=one_line(settings.model), backend=settings.backend,
                                    url=one_line(redact_url(url))),
-        messages.INFO_DOCS.format(docs=one_line(str(settings.docs_dir.expanduser().resolve()))),
-        messages.INFO_CACHE.format(cache=one_line(str(settings.resolved_cache_dir()))),
-        messages.INFO_INDEX.format(chunks=len(table), files=len(table.sources)),
+        _docs_line(settings),
+        _index_line(settings),
+        messages.INFO_INDEX.format(chunks=len(chunks), files=chunks.file_count()),
         messages.INFO_RETRIEVAL.format(method=settings.retrieval, k=settings.top_k,
                                        coverage=coverage),
-        _dense_line(session, len(table)),
+        _dense_line(session, len(chunks)),
         messages.INFO_CONTEXT.format(num_ctx=settings.num_ctx, temperature=settings.temperature),
         messages.INFO_THINKING.format(
             requested=_thinking_requested(settings.think),
@@ -117,6 +116,19 @@ def set_value(session: Session, argument: str) -> None:
     answerer.reconfigure(settings, answerer.backend)
     shown_value = ("on" if parsed else "off") if isinstance(parsed, bool) else f"{parsed:g}"
     session.say(messages.SET_DONE.format(name=key, value=shown_value))
+
+
+def _docs_line(settings: Settings) -> str:
+    if settings.store and not settings.docs_dir.is_dir():
+        return messages.INFO_DOCS_NONE
+    return messages.INFO_DOCS.format(docs=one_line(str(settings.docs_dir.expanduser().resolve())))
+
+
+def _index_line(settings: Settings) -> str:
+    if settings.store:
+        return messages.INFO_STORE.format(collection=one_line(settings.resolved_collection()),
+                                          store=one_line(redact_url(settings.store)))
+    return messages.INFO_CACHE.format(cache=one_line(str(settings.resolved_cache_dir())))
 
 
 def _dense_line(session: Session, chunks: int) -> str:

@@ -38,6 +38,7 @@ from docai.cli.server_check import ServerState, ServerWatch, start_note, watched
 from docai.cli.sessions import open_session_log, record_turn
 from docai.cli.startup import open_retrieval
 from docai.cli.terminal_text import one_line, strip_controls
+from docai.redaction import redact_url
 from docai.settings import QUIET, Settings, history_file
 from docai.store.errors import StoreUnavailable
 from docai.text.analysis import surely_english
@@ -56,7 +57,7 @@ def run(settings: Settings, *, resume: bool = False) -> int:
         raise
     report = opened.report
     fields = dict(
-        files=report.files, chunks=report.chunks, docs=one_line(str(settings.docs_dir)),
+        files=report.files, chunks=report.chunks, origin=one_line(_origin(settings)),
         model=one_line(settings.model),
     )
     answerer = Answerer(opened.index, backend, settings, dense=opened.dense)
@@ -306,3 +307,11 @@ def _history(err: TextIO) -> History:
         err.write(messages.REPL_HISTORY_UNAVAILABLE.format(path=path, reason=error.strerror) + "\n")
         return InMemoryHistory()
     return FileHistory(str(path))
+
+
+def _origin(settings: Settings) -> str:
+    """Where the greeting says the passages come from: the docs folder, or the collection."""
+    if settings.store:
+        return messages.STORE_FROM_COLLECTION.format(
+            collection=settings.resolved_collection(), store=redact_url(settings.store))
+    return messages.REPL_FROM_DOCS.format(docs=settings.docs_dir)

@@ -23,7 +23,7 @@ from docai.cli.editor import edit_question
 from docai.cli.info import set_value, show_info
 from docai.cli.passages import snippet, source_label
 from docai.cli.render import AnswerPrinter
-from docai.cli.report import index_command
+from docai.cli.report import index_command, store_index_command
 from docai.cli.server_check import (
     ServerWatch,
     ask_server,
@@ -38,6 +38,7 @@ from docai.cli.terminal_text import one_line, strip_controls
 from docai.cli.transcript import save_conversation
 from docai.errors import DocaiError
 from docai.index.build_report import BuildReport
+from docai.index.chunk_table import ChunkTable
 from docai.llm.errors import LLMError
 from docai.llm.models import find_installed
 from docai.loading import display_name
@@ -229,6 +230,9 @@ def _check_model(session: Session, settings: Settings) -> tuple[str | None, str 
 
 def _reindex(session: Session, _argument: str) -> None:
     answerer = session.answerer
+    if answerer.settings.store:
+        session.say(store_reindex_line(answerer.settings, answerer.index.chunks))
+        return
     try:
         # A session started with --rebuild refreshes from now on: rebuilding the whole index
         # again at each /reindexar would only cost time.
@@ -245,6 +249,15 @@ def _reindex(session: Session, _argument: str) -> None:
     session.last_answer = None
     session.say(reindexed_line(opened.report, before, set(opened.index.chunks.sources),
                                  settings))
+
+
+def store_reindex_line(settings: Settings, chunks: ChunkTable) -> str:
+    """`/reindexar` over the shared store: a client never writes it; the indexer's command."""
+    docs = settings.docs_dir if settings.docs_dir.is_dir() else None
+    command = store_index_command(settings.store or "", settings.resolved_collection(), docs)
+    return messages.REPL_REINDEX_STORE.format(
+        collection=one_line(settings.resolved_collection()), files=chunks.file_count(),
+        chunks=len(chunks), command=command)
 
 
 def reindexed_line(report: BuildReport, before: set[str], after: set[str],

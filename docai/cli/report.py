@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TextIO
 from docai import messages
 from docai.cli.terminal_text import one_line
 from docai.loading import display_name
+from docai.redaction import redact_url
 
 if TYPE_CHECKING:  # imported for its type only: the build stage is heavy to import
     from docai.index.build_report import BuildReport
@@ -102,6 +103,14 @@ def index_command(docs_dir: Path, cache_dir: Path | None) -> str:
     if cache_dir is None:
         return messages.INDEX_COMMAND.format(docs=_quoted(docs_dir))
     return messages.INDEX_COMMAND_CACHE.format(docs=_quoted(docs_dir), cache=_quoted(cache_dir))
+
+
+def store_index_command(store: str, collection: str, docs_dir: Path | None) -> str:
+    """The `docai index` command that updates a shared collection (password hidden)."""
+    docs = _quoted(docs_dir) if docs_dir is not None else "PASTA"
+    return messages.INDEX_COMMAND_STORE.format(
+        docs=docs, store=shlex.quote(one_line(redact_url(store))),
+        collection=shlex.quote(one_line(collection)))
 
 
 def print_index_notes(

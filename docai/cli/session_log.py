@@ -12,14 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import numpy as np
-
 from docai import messages
 from docai.answer.conversation import Conversation, Turn
 from docai.answer.recording import TurnRecorder
 from docai.cli.render import AnswerPrinter
 from docai.cli.terminal_text import strip_controls
-from docai.index.chunk_table import ChunkTable
 from docai.log import (
     ExchangeLog,
     LogError,
@@ -169,23 +166,19 @@ def turn_status(turn: Turn, *, interrupted: bool, failed: bool) -> Status:
 def conversation_from(exchanges: Sequence[LoggedExchange], index: SearchIndex) -> Conversation:
     """A logged session as the conversation the next question continues: the model is
     sent the finished answers (as when they were given), retrieval the questions. Sources
-    are found again in today's index; a passage that is gone is left out."""
-    table = ChunkTable.of(index.chunks)
+    are found again in today's index (local or shared); a passage that is gone is left out."""
     turns = []
     for exchange in exchanges:
         hits = tuple(Hit(chunk, 0.0) for source in exchange.sources
-                     if (chunk := _chunk_of(table, source)) is not None)
+                     if (chunk := _chunk_of(index, source)) is not None)
         answer = exchange.answer if exchange.status == Status.ANSWERED else ""
         turns.append(Turn(exchange.question, answer, hits))
     return Conversation(tuple(turns))
 
 
-def _chunk_of(table: ChunkTable, source: LoggedSource) -> Chunk | None:
+def _chunk_of(index: SearchIndex, source: LoggedSource) -> Chunk | None:
     """The chunk `source` names, if today's index still has it under the same heading."""
-    if source.chunk is None or source.source not in table.sources:
+    if source.chunk is None:
         return None
-    wanted = (table.source_ids == table.sources.index(source.source)) & (
-        table.ordinals == source.chunk)
-    rows = np.flatnonzero(wanted)
-    chunk = table[int(rows[0])] if len(rows) else None
+    chunk = index.chunks.chunk_at(source.source, source.chunk)
     return chunk if chunk is not None and chunk.heading == source.heading else None

@@ -206,6 +206,17 @@ class ChunkTable(Sequence[Chunk]):
         rows = np.flatnonzero(self.source_ids == self.sources.index(source))
         return self[int(rows[0])] if len(rows) else None
 
+    def file_count(self) -> int:
+        return len(self.sources)
+
+    def chunk_at(self, source: str, ordinal: int) -> Chunk | None:
+        """Chunk `ordinal` of `source` (None when the index has no such chunk)."""
+        if source not in self.sources:
+            return None
+        wanted = (self.source_ids == self.sources.index(source)) & (self.ordinals == ordinal)
+        rows = np.flatnonzero(wanted)
+        return self[int(rows[0])] if len(rows) else None
+
     @overload
     def __getitem__(self, index: int) -> Chunk: ...
 

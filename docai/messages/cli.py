@@ -61,6 +61,7 @@ SEARCH_UPDATED = (
 SEARCH_SKIPPED = "{count} arquivo(s) ignorado(s); `{command}` mostra os motivos"
 INDEX_COMMAND = "docai index --docs {docs}"
 INDEX_COMMAND_CACHE = "docai index --docs {docs} --cache-dir {cache}"
+INDEX_COMMAND_STORE = "docai index --docs {docs} --store {store} --collection {collection}"
 SEARCH_NO_RESULTS = "Nenhum trecho relevante para: {query}"
 SEARCH_HIT = "{rank}. [{score:.3f}] {source} — {heading} (trecho {chunk})"
 SEARCH_QUERY_HEADER = "» {query}"
@@ -74,7 +75,7 @@ SEARCH_EMPTY_QUESTION = 'a pergunta está vazia; escreva uma, ex.: docai search 
 # --- the REPL (docai/cli/repl.py, docai/cli/repl_commands.py) ------------------------------
 REPL_PROMPT = "docai> "
 REPL_WELCOME = (
-    "docai pronto: {files} arquivo(s), {chunks} trecho(s) de {docs}; modelo {model}.\n"
+    "docai pronto: {files} arquivo(s), {chunks} trecho(s) {origin}; modelo {model}.\n"
     "Faça uma pergunta. /ajuda mostra os comandos; sair encerra."
 )
 REPL_GOODBYE = "Até logo!"
@@ -117,6 +118,11 @@ REPL_BAD_MODEL = "nome de modelo inválido: {value!r}; use um só nome, ex.: /mo
 REPL_REINDEXED = "Índice atualizado: {files} arquivo(s), {chunks} trecho(s)."
 REPL_REINDEXED_CHANGES = "{new} novo(s), {changed} alterado(s), {removed} removido(s)."
 REPL_REINDEXED_UNCHANGED = "Nenhum arquivo mudou."
+REPL_REINDEX_STORE = (
+    "O índice compartilhado (coleção {collection}: {files} arquivo(s), {chunks} trecho(s)) "
+    "é atualizado por quem indexa, e cada pergunta já lê a versão mais recente. Para "
+    "atualizá-lo, de uma pasta com os documentos: `{command}`."
+)
 REPL_REINDEXED_SKIPPED = "{count} arquivo(s) ignorado(s): `{command}` mostra os motivos."
 
 # --- the conversation: /nova, /denovo (docai/cli/repl_commands.py) -------------------------
@@ -235,7 +241,8 @@ REPL_MODEL_UNCHECKED = (
 )
 REPL_MODEL_UNCHECKED_PROBLEM = "aviso: não consegui confirmar que ele está instalado: {problem}"
 REPL_HELP_CLEAR = "limpa a tela (também clear ou Ctrl-L)"
-REPL_READY = "docai pronto: {files} arquivo(s), {chunks} trecho(s) de {docs}; modelo {model}."
+REPL_READY = "docai pronto: {files} arquivo(s), {chunks} trecho(s) {origin}; modelo {model}."
+REPL_FROM_DOCS = "de {docs}"
 REPL_ECHO = "docai> {line}"
 OPTION_BAD_SWITCH = "valor inválido: {value!r} (use on ou off)"
 OPTION_BAD_NAME = "{value!r} não é um nome de modelo (um nome sem espaços, como deepseek-r1)"

@@ -23,3 +23,4 @@ STORE_RESUMED = "continuando a reconstrução interrompida da coleção {name!r}
 STORE_EMBEDDED = "{windows} janelas calculadas agora; {chunks} trechos com embeddings na coleção ({seconds:.1f} s)"
 STORE_EMBED_OTHER_DIMENSION = "o modelo de embeddings {model} dá vetores de {got} dimensões, mas a coleção guarda vetores de {expected} deste modelo. Reindexe com --rebuild"
 STORE_EMPTY_COLLECTION = "a coleção {name!r} em {url} não tem nenhum trecho"
+STORE_FROM_COLLECTION = "da coleção {collection} em {store}"

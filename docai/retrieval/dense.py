@@ -112,6 +112,7 @@ class DenseRanking:
         params: RetrievalParams = DEFAULT_PARAMS,
         warn: Callable[[str], None] = lambda line: None,
         progress: Progress | None = None,
+        questions: LRUCache[str, np.ndarray] | None = None,
     ) -> None:
         self.chunks = ChunkTable.of(chunks)
         self.embedder = embedder
@@ -120,7 +121,10 @@ class DenseRanking:
         self.warn = warn  # the REPL replaces it: a background pass warns from its thread
         self._progress = progress
         self._tiebreak = self.chunks.tiebreak()
-        self._questions: LRUCache[str, np.ndarray] = LRUCache(QUESTION_CACHE_SIZE)
+        # Question vectors, shared by rankings of the same embedder (`with_params`, a
+        # store's per-question ranking): a question asked again is not embedded again.
+        self._questions: LRUCache[str, np.ndarray] = (
+            LRUCache(QUESTION_CACHE_SIZE) if questions is None else questions)
         self._windows: dict[int, tuple[str, ...]] = {}
         self._lock = threading.Lock()  # one embedding job at a time: a question or a step
         self._failed: str | None = None
@@ -134,8 +138,8 @@ class DenseRanking:
         """The same embedder, vectors and question cache ranking with other `params` (and,
         when the windows are the same, what the background pass found)."""
         other = DenseRanking(self.chunks, self.embedder, self.vectors, params=params,
-                             warn=self.warn, progress=self._progress)
-        other._questions = self._questions
+                             warn=self.warn, progress=self._progress,
+                             questions=self._questions)
         if (params.window_chars, params.window_overlap) == (
             self.params.window_chars, self.params.window_overlap
         ):

@@ -98,9 +98,13 @@ class StoreDense:
             found = _stored_vectors(conn, self.embedder.name, keys)
         ranking = DenseRanking(candidates.chunks, self.embedder,
                                FetchedVectors(found, self._session, self.embedder.name),  # type: ignore[arg-type]
-                               params=self.params, warn=self._warn)
-        ranking._questions = self._questions
+                               params=self.params, warn=self._warn, questions=self._questions)
         return ranking.rerank(question, ranked, scores)
+
+    def embedded_chunks(self) -> int:
+        """Chunks of the collection with every window's vector in the store (for `/info`)."""
+        with self.index.reading() as conn:
+            return queries.embedded_chunks(conn, self.index.generation_id, self.embedder.name)
 
     def _warn(self, line: str) -> None:
         self._failed = True

@@ -218,11 +218,42 @@ def files_by_id(
 
 
 def first_chunk(conn: psycopg.Connection[Any], generation: int, source: str) -> Chunk | None:
-    row = conn.execute(
-        "SELECT source, heading_path, ordinal, text, tokens FROM docai_chunks "
+    return _chunk(conn.execute(
+        f"SELECT {_CHUNK_COLUMNS} FROM docai_chunks "
         "WHERE generation_id = %s AND source = %s ORDER BY ordinal LIMIT 1",
-        (generation, source)).fetchone()
+        (generation, source)).fetchone())
+
+
+def chunk_at(conn: psycopg.Connection[Any], generation: int, source: str,
+             ordinal: int) -> Chunk | None:
+    return _chunk(conn.execute(
+        f"SELECT {_CHUNK_COLUMNS} FROM docai_chunks "
+        "WHERE generation_id = %s AND source = %s AND ordinal = %s",
+        (generation, source, ordinal)).fetchone())
+
+
+_CHUNK_COLUMNS = "source, heading_path, ordinal, text, tokens"
+
+
+def _chunk(row: tuple[Any, ...] | None) -> Chunk | None:
     return Chunk(row[0], tuple(row[1]), int(row[2]), row[3], int(row[4])) if row else None
+
+
+def embedded_chunks(conn: psycopg.Connection[Any], generation: int, embedder: str) -> int:
+    """Chunks every window of which has a vector of `embedder` (`docai index --embed`)."""
+    row = conn.execute(
+        "SELECT count(*) FROM (SELECT w.chunk_id FROM docai_windows w LEFT JOIN "
+        "docai_vectors v ON v.key = w.key AND v.embedder_id = "
+        "(SELECT id FROM docai_embedders WHERE name = %s) WHERE w.generation_id = %s "
+        "GROUP BY w.chunk_id HAVING bool_and(v.key IS NOT NULL)) embedded",
+        (embedder, generation)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def file_count(conn: psycopg.Connection[Any], generation: int) -> int:
+    row = conn.execute("SELECT count(*) FROM docai_files WHERE generation_id = %s",
+                       (generation,)).fetchone()
+    return int(row[0]) if row else 0
 
 
 def file_chunk_texts(conn: psycopg.Connection[Any], generation: int, source: str) -> list[str]:

@@ -76,6 +76,10 @@ class StoreIndex:
         return self._generation.chunks
 
     @property
+    def generation_id(self) -> int:
+        return self._generation.id
+
+    @property
     def fingerprint(self) -> str:
         """Changes whenever the collection does (a new generation, or any file change)."""
         g = self._generation
@@ -272,7 +276,8 @@ def _average(generation: queries.Generation) -> float:
 
 
 class StoreChunks:
-    """The little of `ChunkTable` the answerer asks of a store: a file's first chunk."""
+    """The little of `ChunkTable` the answerer and the REPL ask of a store: a file's first
+    chunk, a chunk by its place (a resumed conversation's sources), how many files."""
 
     def __init__(self, index: StoreIndex) -> None:
         self._index = index
@@ -282,7 +287,16 @@ class StoreChunks:
 
     def first_of(self, source: str) -> Chunk | None:
         with self._index.reading() as conn:
-            return queries.first_chunk(conn, self._index._generation.id, source)
+            return queries.first_chunk(conn, self._index.generation_id, source)
+
+    def chunk_at(self, source: str, ordinal: int) -> Chunk | None:
+        with self._index.reading() as conn:
+            return queries.chunk_at(conn, self._index.generation_id, source, ordinal)
+
+    def file_count(self) -> int:
+        """Files of the collection's current version (it may have changed since start)."""
+        with self._index.reading() as conn:
+            return queries.file_count(conn, self._index._refresh(conn).id)
 
 
 class StoreCandidates(SearchIndex):

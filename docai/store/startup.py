@@ -23,7 +23,7 @@ def open_store(settings: Settings, err: TextIO, *, announce: bool = True) -> Ope
 
         dense = open_store_dense(settings, index, err, announce=announce)
     report = BuildReport(
-        files=0, new=0, changed=0, removed=0, unchanged=0, skipped=(), notices=(),
-        sections=0, chunks=len(index), tokens=0, timings=PhaseTimings(0, 0, 0, 0),
-        cache_status=None, cache_warning=None)
+        files=index.chunks.file_count(), new=0, changed=0, removed=0, unchanged=0,
+        skipped=(), notices=(), sections=0, chunks=len(index), tokens=0,
+        timings=PhaseTimings(0, 0, 0, 0), cache_status=None, cache_warning=None)
     return Opened(index, report, dense)  # type: ignore[arg-type]

@@ -41,3 +41,10 @@ def store_url(pg_server: object) -> str:
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("CREATE EXTENSION vector")
     return url
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A test's home for `docai` runs, with an `empty` folder (a client with no docs)."""
+    (tmp_path / "empty").mkdir()
+    return tmp_path

@@ -7,7 +7,6 @@ import subprocess
 from pathlib import Path
 
 import psycopg
-import pytest
 
 from tests.support.docai_cli import DOCAI, docai_env
 
@@ -22,12 +21,6 @@ def run(home: Path, *args: str, cwd: Path | None = None, stdin: str = "",
     environment.update(env or {})
     return subprocess.run([DOCAI, *args], input=stdin, capture_output=True, text=True,
                           cwd=cwd or home, env=environment, timeout=300)
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    (tmp_path / "empty").mkdir()
-    return tmp_path
 
 
 def index(home: Path, url: str, docs: Path = DOCS, *extra: str) -> None:
