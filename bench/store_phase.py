@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
-import resource
 import sys
 from pathlib import Path
 from time import perf_counter
@@ -19,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.phase import _latencies
+from bench.phase import _latencies, own_peak_mb
 from docai.retrieval import verdict
 from docai.settings import Settings
 
@@ -95,8 +94,7 @@ def main(argv: list[str]) -> int:
             seconds = perf_counter() - started
         result = {"clients": clients, "queries": sum(done), "seconds": seconds,
                   "queries_per_s": sum(done) / seconds}
-    kib = 1024
-    result["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * kib / 1e6
+    result["peak_mb"] = own_peak_mb()
     print(json.dumps(result))
     return 0
 

@@ -12,7 +12,9 @@ its standalone form itself). `tests/eval/conversations2.jsonl` (written blind, b
 saw neither the rankings nor the method, before a question refused in its conversation
 could be answered as if asked alone) holds more of every kind over collections no
 follow-up set had used, and follow-ups the docs do not answer (`gold` empty): they must
-still be refused.
+still be refused. `conversations3.jsonl` and `conversations4.jsonl`, written blind the same
+way before the changes they first measured (docs/evaluation.md), add more of both, and
+topic switches whose pronouns point inside the question itself.
 
 For each pair the follow-up is retrieved four ways, scored as `docai eval` scores a question
 (hit@k, MRR@10, a wrongly refused question counting as a miss):
@@ -78,9 +80,11 @@ from docai.settings import Settings  # noqa: E402
 FOLLOWUPS = ROOT / "tests/eval/followups.jsonl"
 CONVERSATIONS = ROOT / "tests/eval/conversations.jsonl"
 CONVERSATIONS_2 = ROOT / "tests/eval/conversations2.jsonl"
+CONVERSATIONS_3 = ROOT / "tests/eval/conversations3.jsonl"
+CONVERSATIONS_4 = ROOT / "tests/eval/conversations4.jsonl"
 # Each set on its own after the pooled table: the later ones were written blind before the
 # change they first measured (docs/evaluation.md).
-LATER_SETS = (CONVERSATIONS, CONVERSATIONS_2)
+LATER_SETS = (CONVERSATIONS, CONVERSATIONS_2, CONVERSATIONS_3, CONVERSATIONS_4)
 TOP_K = Settings().top_k
 MAX_FILE_TOKENS = prompt_budget(Settings().num_ctx)  # what `docai ask` passes
 MAX_GAP = 0.05  # issue 23: follow-ups within 0.05 hit@3 of the same questions standalone

@@ -11,9 +11,12 @@ session.
 
 A question depends when it says so in its words, as a reader would notice: it opens with a
 connective that continues the last turn ("e …?", "and …?", "what about …?"), it uses a word
-that points back (a third-person pronoun, a demonstrative, "lá", "there", "instead"), or it
-has no word of its own to search for ("e ele?"). The words are closed classes of Portuguese
-and English, kept in `data/followup_markers.txt`. No model call: the decision is
+that points back (a third-person pronoun, a demonstrative, "lá", "there", "instead") before
+naming anything it could point at, or it has no word of its own to search for ("e ele?").
+"Meu notebook Debian perde o Wi-Fi toda noite; como faço ele reconectar sozinho?" says
+what "ele" is: a pointing word after four concepts of the question's own points inside it (`ANTECEDENT_CONCEPTS`; chosen on the follow-up sets already scored,
+then checked once on a blind one: docs/evaluation.md). The words are closed classes of
+Portuguese and English, kept in `data/followup_markers.txt`. No model call: the decision is
 deterministic, instant and works with the server down; the alternatives (a classifier, or
 asking the model to rewrite every follow-up) cannot be measured without a model.
 """
@@ -27,6 +30,8 @@ from docai.text.analysis import default_analyzer
 from docai.text.wordlists import FOLLOWUP_MARKERS, entries
 
 _WORD = re.compile(r"[^\W_]+")
+# Concepts before a pronoun that give it an antecedent in the question itself.
+ANTECEDENT_CONCEPTS = 4
 
 
 class _Markers:
@@ -54,9 +59,18 @@ def depends_on_conversation(question: str) -> bool:
     words = _without_phrases(words_of(question), markers.empty_phrases)
     if any(words[: len(opener)] == opener for opener in markers.openers):
         return True
-    if any(word in markers.references for word in words):
+    pointing = next((i for i, word in enumerate(words) if word in markers.references), None)
+    if pointing is not None and not _names_its_own_subject(words[:pointing]):
         return True
     return not default_analyzer().query_concepts(question)
+
+
+def _names_its_own_subject(before: list[str]) -> bool:
+    """Whether the words before a pronoun already name what it can point at: "My backup
+    got cut off by a network drop; can it resume?" says what "it" is, "how do I turn it
+    off?" does not. Counted in searchable concepts, so stop words and the markers' own
+    words give a pronoun no antecedent."""
+    return len(default_analyzer().query_concepts(" ".join(before))) >= ANTECEDENT_CONCEPTS
 
 
 def _without_phrases(words: list[str], phrases: tuple[list[str], ...]) -> list[str]:

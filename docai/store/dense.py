@@ -65,6 +65,11 @@ class FetchedVectors:
         rows = [self._found[k] if k in self._found else self._session[k] for k in keys]
         return np.stack(rows).astype(np.float32) if rows else np.zeros((0, 0), np.float32)
 
+    def is_complete_for(self, fingerprint: bytes) -> bool:
+        """Never: these are one question's candidates, so the whole-collection ranking
+        (`dense_full_weight`) is not computed over a store (it would need every vector)."""
+        return False
+
     def save(self) -> None:
         """A client never writes the store."""
 

@@ -17,6 +17,7 @@ from docai.answer.dependence import depends_on_conversation
     "How do I show it in French?",
     "Is plain print just as good there?",
     "ele?",  # no word of its own
+    "Qual é o valor padrão dele?",  # words of its own, but not what "dele" is
 ])
 def test_a_question_that_leans_on_the_conversation_depends_on_it(question: str) -> None:
     assert depends_on_conversation(question)
@@ -29,6 +30,9 @@ def test_a_question_that_leans_on_the_conversation_depends_on_it(question: str) 
     "Is it possible to change the port?",
     "Como está o servidor?",  # "está" is a verb, not the demonstrative "esta"
     "Everything that docai reads: which formats?",  # "that" as a relative pronoun
+    # the pronoun's antecedent is in the question itself
+    "The importer crashed halfway through my large upload; can it pick up where it stopped?",
+    "Meu notebook Debian perde a conexão Wi-Fi toda noite; como faço ele reconectar sozinho?",
 ])
 def test_a_question_that_stands_alone_does_not(question: str) -> None:
     assert not depends_on_conversation(question)
