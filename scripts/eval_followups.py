@@ -112,7 +112,7 @@ def in_context(pair: Pair, index: SearchIndex, dense: DenseRanking | None) -> Qu
     conversation = Conversation(tuple(Turn(question) for question in pair.before))
     context = conversation.context_for(pair.followup)
     return settle_in_context(index, pair.followup, context, TOP_K, dense=dense,
-                             max_file_tokens=MAX_FILE_TOKENS)[0]
+                             max_file_tokens=MAX_FILE_TOKENS).query
 
 
 # What each way of retrieving a follow-up reads for its pair (given the index and the dense

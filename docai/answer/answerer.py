@@ -34,7 +34,7 @@ from cachetools import LRUCache
 
 from docai import messages
 from docai.answer.conversation import Conversation
-from docai.answer.followup import retrieve_in_context
+from docai.answer.followup import settle_in_context
 from docai.answer.prompt import Prompt, build_fallback_prompt, build_prompt, prompt_budget
 from docai.byte_text import key_bytes
 from docai.llm.base import ChatBackend
@@ -242,10 +242,10 @@ class Answerer:
         cached = self._retrievals.get(key)
         if cached is not None:
             return cached
-        verdict = retrieve_in_context(
+        verdict = settle_in_context(
             self._index, question.strip(), context, settings.top_k, settings.min_coverage,
             dense=self._dense, max_file_tokens=prompt_budget(settings.num_ctx),
-        )
+        ).verdict
         self._retrievals[key] = verdict
         return verdict
 

@@ -14,9 +14,10 @@ connective that continues the last turn ("e …?", "and …?", "what about …?"
 that points back (a third-person pronoun, a demonstrative, "lá", "there", "instead") before
 naming anything it could point at, or it has no word of its own to search for ("e ele?").
 "Meu notebook Debian perde o Wi-Fi toda noite; como faço ele reconectar sozinho?" says
-what "ele" is: a pointing word after four concepts of the question's own points inside it (`ANTECEDENT_CONCEPTS`; chosen on the follow-up sets already scored,
-then checked once on a blind one: docs/evaluation.md). The words are closed classes of
-Portuguese and English, kept in `data/followup_markers.txt`. No model call: the decision is
+what "ele" is: a pointing word after four concepts of the question's own points inside it
+(`ANTECEDENT_CONCEPTS`, chosen on the follow-up sets already scored, then checked once on
+a blind one: docs/evaluation.md). The words are closed classes of Portuguese and English,
+kept in `data/followup_markers.txt`. No model call: the decision is
 deterministic, instant and works with the server down; the alternatives (a classifier, or
 asking the model to rewrite every follow-up) cannot be measured without a model.
 """

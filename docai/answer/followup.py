@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from docai.retrieval.verdict import NotCovered, Query, Verdict, retrieve
@@ -64,19 +65,13 @@ def query_in_context(question: str, context: Sequence[str]) -> Query:
     )
 
 
-def retrieve_in_context(
-    index: SearchIndex,
-    question: str,
-    context: Sequence[str],
-    k: int,
-    min_coverage: float | None = None,
-    dense: DenseRanking | None = None,
-    max_file_tokens: float = math.inf,
-) -> Verdict:
-    """`retrieve` for a question of a conversation: passages, one whole file, or not covered
-    (the file, like the passages, must cover the joined text)."""
-    return settle_in_context(index, question, context, k, min_coverage, dense,
-                             max_file_tokens)[1]
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """What retrieval read a question of a conversation as, and what it found: passages,
+    one whole file (which, like the passages, must cover what was read), or not covered."""
+
+    query: Query
+    verdict: Verdict
 
 
 def settle_in_context(
@@ -87,8 +82,8 @@ def settle_in_context(
     min_coverage: float | None = None,
     dense: DenseRanking | None = None,
     max_file_tokens: float = math.inf,
-) -> tuple[Query, Verdict]:
-    """The reading of `question` retrieval settles on, and its verdict.
+) -> Settled:
+    """`retrieve` for a question of a conversation, and the reading it settles on.
 
     Read in its conversation, a question is judged on the joined text. When that refuses
     it although the question the conversation leads up to is answered by the docs, and the
@@ -102,13 +97,13 @@ def settle_in_context(
     query = query_in_context(question, context)
     verdict = retrieve(index, query, k, min_coverage, dense, max_file_tokens)
     if not context or not isinstance(verdict, NotCovered):
-        return query, verdict
+        return Settled(query, verdict)
     leaned_on = query_in_context(context[-1], context[:-1])
     if isinstance(retrieve(index, leaned_on, k, min_coverage, dense, max_file_tokens),
                   NotCovered):
-        return query, verdict
+        return Settled(query, verdict)
     alone = Query.of(question)
     verdict_alone = retrieve(index, alone, k, min_coverage, dense, max_file_tokens)
     if isinstance(verdict_alone, NotCovered):
-        return query, verdict
-    return alone, verdict_alone
+        return Settled(query, verdict)
+    return Settled(alone, verdict_alone)

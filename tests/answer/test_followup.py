@@ -9,7 +9,7 @@ import pytest
 
 from docai.answer.answerer import Answerer, CacheReplay, Retrieved
 from docai.answer.conversation import Conversation, Turn
-from docai.answer.followup import query_in_context, retrieve_in_context, settle_in_context
+from docai.answer.followup import query_in_context, settle_in_context
 from docai.llm.ollama import OllamaClient
 from docai.retrieval.search_index import SearchIndex, open_index
 from docai.retrieval.verdict import NotCovered, Passages, Query, retrieve
@@ -45,17 +45,17 @@ def sections(verdict: object) -> list[str]:
 
 def test_a_follow_up_finds_what_it_means_not_what_its_words_say(index: SearchIndex) -> None:
     assert sections(retrieve(index, FOLLOWUP, 1)) == [BARE_SECTION]
-    assert sections(retrieve_in_context(index, FOLLOWUP, (FIRST,), 1)) == [FOLLOWUP_SECTION]
+    assert sections(settle_in_context(index, FOLLOWUP, (FIRST,), 1).verdict) == [FOLLOWUP_SECTION]
 
 
 def test_a_new_subject_keeps_its_own_passage(index: SearchIndex) -> None:
-    verdict = retrieve_in_context(index, SWITCH, (FIRST, FOLLOWUP), 1)
+    verdict = settle_in_context(index, SWITCH, (FIRST, FOLLOWUP), 1).verdict
     assert sections(verdict) == [SWITCH_SECTION]
 
 
 def test_without_context_it_is_the_one_shot_retrieval(index: SearchIndex) -> None:
     for question in (FIRST, FOLLOWUP, SWITCH, "xyzzy plugh"):
-        assert retrieve_in_context(index, question, (), 3) == retrieve(index, question, 3)
+        assert settle_in_context(index, question, (), 3).verdict == retrieve(index, question, 3)
 
 
 def test_a_question_the_joining_refuses_is_answered_as_if_asked_alone(
@@ -64,9 +64,9 @@ def test_a_question_the_joining_refuses_is_answered_as_if_asked_alone(
     context = ("Como apagar o histórico de perguntas?",)  # answered by historico.md
     question = "e qual é o padrão de --num-ctx dele?"  # "dele": taken for a follow-up
     assert isinstance(retrieve(index, query_in_context(question, context), 1), NotCovered)
-    read, verdict = settle_in_context(index, question, context, 1)
-    assert read == Query.of(question)
-    assert sections(verdict) == [SWITCH_SECTION]
+    settled = settle_in_context(index, question, context, 1)
+    assert settled.query == Query.of(question)
+    assert sections(settled.verdict) == [SWITCH_SECTION]
 
 
 def test_a_follow_up_about_a_subject_the_docs_never_mention_is_refused(
@@ -75,8 +75,8 @@ def test_a_follow_up_about_a_subject_the_docs_never_mention_is_refused(
     """Its everyday words alone would find the --num-ctx passage: they are not its subject."""
     context = ("Como eu configuro o zorblax no quuxinator?",)
     question = "e qual é o padrão de --num-ctx dele?"
-    assert isinstance(retrieve_in_context(index, question, context, 1), NotCovered)
-    assert isinstance(retrieve_in_context(index, "e quanto custa?", context, 1), NotCovered)
+    assert isinstance(settle_in_context(index, question, context, 1).verdict, NotCovered)
+    assert isinstance(settle_in_context(index, "e quanto custa?", context, 1).verdict, NotCovered)
 
 
 def answer(answerer: Answerer, question: str, conversation: Conversation | None = None,
