@@ -67,10 +67,10 @@ def depends_on_conversation(question: str) -> bool:
 
 
 def _names_its_own_subject(before: list[str]) -> bool:
-    """Whether the words before a pronoun already name what it can point at: "My backup
-    got cut off by a network drop; can it resume?" says what "it" is, "how do I turn it
-    off?" does not. Counted in searchable concepts, so stop words and the markers' own
-    words give a pronoun no antecedent."""
+    """Whether the words before a pronoun already name what it can point at: "The importer
+    crashed halfway through my upload; can it resume?" says what "it" is, "how do I turn
+    it off?" does not. Counted in searchable concepts: stop words and question scaffolding
+    ("how do I", "como eu") name nothing."""
     return len(default_analyzer().query_concepts(" ".join(before))) >= ANTECEDENT_CONCEPTS
 
 
