@@ -20,6 +20,13 @@ that changes fewer of today's numbers. The fusion weights, k and depth are chose
 fresh-cache table (every set, and the state every user starts in); the whole-collection
 weight, with those, on the embedded table, among the weights above 0.
 
+`--whole` (issue 22, item 2, second round): the whole-collection weight alone, on blind sets
+that chose nothing yet (`--sets`, each also in `--full-sets`), today's defaults otherwise
+(`DEFAULT_PARAMS`), each weight of `WHOLE_WEIGHTS` scored once. The rule, fixed before any
+figure was seen (`choose` with today's default as the baseline): the weight above 0 with the
+highest hit@3 + MRR@10 among those at least as good as weight 0 on every pooled figure that
+guards the user; a tie goes to the smaller weight; none qualifies: 0.
+
 Blind sets choose; tuned sets (`--sets` naming one) are only reported: the table is printed
 without a choice. Per-set figures are printed only for today's default and the chosen one,
 never per question.
@@ -47,6 +54,7 @@ WEIGHTS = ((3.0, 1.0), (2.0, 1.0), (1.0, 1.0))
 RRF_KS = (10, 5)
 DEPTHS = (20, 30, 50)
 FULL_WEIGHTS = (0.0, 1.0, 2.0)
+WHOLE_WEIGHTS = (0.0, 0.5, 1.0, 2.0)
 # Today's default before this sweep (session 9): what every choice must not fall below.
 BASELINE = {"rerank_weights": (3.0, 1.0), "dense_rrf_k": 10, "dense_candidates": 20,
             "dense_full_weight": 0.0}
@@ -120,6 +128,8 @@ def run(argv: Sequence[str], embedder: Embedder) -> int:
     print(f"\nsweep over {roles}; {'blind: the rule chooses' if blind else 'reported only'}")
 
     started = time.perf_counter()
+    if "--whole" in argv:
+        return _choose_whole(opened, params, blind)
     if "--embedded-only" in argv:  # the second table alone (another process scores the first)
         wanted = _listed(argv, "--points")  # labels' beginnings, e.g. "1:1 k5 c30"
         points = [p for p in grid(FULL_WEIGHTS)
@@ -156,11 +166,35 @@ def run(argv: Sequence[str], embedder: Embedder) -> int:
     return 0
 
 
+def _choose_whole(opened: Sequence[Opened], params: RetrievalParams, blind: bool) -> int:
+    """`--whole`: the whole-collection weight on the embedded sets, today's defaults
+    otherwise, chosen by the module docstring's rule when every set is blind."""
+    if not all(o.complete for o in opened):
+        raise SystemExit("eval: --whole scores embedded collections: name every set in "
+                         "--full-sets too")
+    today = Point(DEFAULT_PARAMS.rerank_weights, DEFAULT_PARAMS.dense_rrf_k,
+                  DEFAULT_PARAMS.dense_candidates, DEFAULT_PARAMS.dense_full_weight)
+    points = [replace(today, full=weight) for weight in WHOLE_WEIGHTS]
+    rows = _table("collection embedded, today's default with each whole-collection weight",
+                  opened, points, params, baseline=today)
+    for item in opened:
+        item.dense.save()
+    if blind:
+        chosen = choose(rows, baseline=today, allow_baseline=False) or today
+        print(f"\nwhole-collection weight chosen: {chosen.full:g}")
+        _per_set(f"per set, {today.label}", rows[today][1])
+        if chosen != today:
+            _per_set(f"per set, {chosen.label}", rows[chosen][1])
+    return 0
+
+
 def choose(
-    rows: dict[Point, tuple[Summary, dict[str, Summary]]], *, allow_baseline: bool = True
+    rows: dict[Point, tuple[Summary, dict[str, Summary]]], *, allow_baseline: bool = True,
+    baseline: Point = BASELINE_POINT,
 ) -> Point | None:
-    """The rule of the module docstring: None when no configuration qualifies."""
-    base = rows[BASELINE_POINT][0]
+    """The rule of the module docstring: None when no configuration qualifies. A tie goes
+    to the fewest changed numbers, then to the first in `rows`' order."""
+    base = rows[baseline][0]
 
     def qualifies(summary: Summary) -> bool:
         r, b = summary.refusals, base.refusals
@@ -170,7 +204,7 @@ def choose(
                 and r.covered_refused <= b.covered_refused)
 
     eligible = [point for point, (summary, _) in rows.items() if qualifies(summary)
-                and (allow_baseline or point != BASELINE_POINT)]
+                and (allow_baseline or point != baseline)]
     if not eligible:
         return None
 
@@ -183,6 +217,7 @@ def choose(
 
 def _table(
     title: str, opened: Sequence[Opened], points: Sequence[Point], params: RetrievalParams,
+    *, baseline: Point = BASELINE_POINT,
 ) -> dict[Point, tuple[Summary, dict[str, Summary]]]:
     """Each point's pooled summary (and per-set ones, kept for the two printed later),
     one printed row each."""
@@ -201,7 +236,7 @@ def _table(
             per_set[item.name] = evaluation.summarise(outcomes)
         summary = evaluation.summarise(pooled)
         rows[point] = (summary, per_set)
-        mark = " *" if point == BASELINE_POINT else ""
+        mark = " *" if point == baseline else ""
         print(_row(point.label + mark, summary), flush=True)
     print("(* today's default; para3: paraphrase hit@3; refU: uncovered refused, refC: "
           "covered wrongly refused)")
