@@ -43,6 +43,7 @@ from docai.index import vector_store
 from docai.index.chunk_table import ChunkTable
 from docai.llm.errors import LLMError
 from docai.records import Chunk, Progress, progress_for
+from docai.retrieval.collection_scan import CollectionScan
 from docai.retrieval.embedders import BundledE5, Embedder, embedder_for
 from docai.retrieval.fusion import reciprocal_rank_fusion, top
 from docai.retrieval.params import DEFAULT_PARAMS, RetrievalParams
@@ -66,6 +67,8 @@ QUESTION_CACHE_SIZE = 256
 # on a CPU, and Ctrl-C waited for it. Tokens are at least a character each, so this many
 # characters is all the model could read at once, and at most a few of its windows.
 MAX_QUERY_CHARS = 2048
+# Windows' vectors stacked at once for the whole-collection ranking (float32 while copied).
+STACK_BLOCK = 16_384
 # Below this many chunks left to embed, a progress bar would only flicker.
 MIN_CHUNKS_FOR_BAR = 16
 # A question whose candidates lack this many windows shows a bar while they are embedded.
@@ -131,7 +134,7 @@ class DenseRanking:
         self._cursor = 0  # chunks before it have every window's vector
         self._complete = False  # a pass (or the store's mark) found every chunk's vectors
         self._mark_read = False  # the store's completeness mark was looked for
-        self._full: tuple[np.ndarray, np.ndarray] | None = None
+        self._scan: CollectionScan | None = None
         self._fingerprint_value: bytes | None = None
 
     def with_params(self, params: RetrievalParams) -> DenseRanking:
@@ -144,7 +147,7 @@ class DenseRanking:
             self.params.window_chars, self.params.window_overlap
         ):
             other._windows, other._cursor = self._windows, self._cursor
-            other._complete, other._full = self._complete, self._full
+            other._complete, other._scan = self._complete, self._scan
             other._mark_read = self._mark_read
         return other
 
@@ -217,22 +220,29 @@ class DenseRanking:
         first), or None until every chunk has its vectors."""
         if not self.known_complete() or len(self.chunks) == 0:
             return None
-        if self._full is None:  # stacked on first use: most sessions never rank this way
-            keys = [self._keys(row) for row in range(len(self.chunks))]
-            counts = np.array([len(chunk) for chunk in keys], dtype=np.int64)
-            starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-            every = [key for chunk in keys for key in chunk]
-            matrix = self.vectors.get(every)
-            if self.vectors.missing(every):  # damage found on reading: walk the pass again
+        if self._scan is None:  # built on first use: most sessions never rank this way
+            self._scan = self._collection_scan()
+            if self._scan is None:  # damage found on reading: walk the pass again
                 self._cursor, self._complete = 0, False
                 return None
-            self._full = (matrix, starts)
-        matrix, starts = self._full
-        if matrix.shape[1] != query.shape[0]:
+        if self._scan.dimension != query.shape[0]:
             return None
-        scores = np.maximum.reduceat(matrix @ query, starts)
-        rows = np.arange(len(self.chunks), dtype=np.int64)
-        return top(rows, scores, self._tiebreak, self.params.rank_depth)
+        candidates, scores = self._scan.chunk_scores(query)
+        return top(candidates, scores, self._tiebreak, self.params.rank_depth)
+
+    def _collection_scan(self) -> CollectionScan | None:
+        """Every window's vector, stacked in the chunks' order a block at a time (a float32
+        copy of a large collection would double its memory), or None if any is missing."""
+        keys = [self._keys(row) for row in range(len(self.chunks))]
+        counts = np.array([len(chunk) for chunk in keys], dtype=np.int64)
+        every = [key for chunk in keys for key in chunk]
+        stacked = np.empty((len(every), self.vectors.dimension), dtype=np.float16)
+        for start in range(0, len(every), STACK_BLOCK):
+            block = every[start:start + STACK_BLOCK]
+            stacked[start:start + len(block)] = self.vectors.get(block)
+            if self.vectors.missing(block):
+                return None
+        return CollectionScan.of(stacked, counts)
 
     def known_complete(self) -> bool:
         """Whether every chunk is known to have its vectors: a pass found them, or the
