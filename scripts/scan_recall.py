@@ -3,10 +3,10 @@
 `python scripts/scan_recall.py SET [SET ...]`: for each evaluation set whose whole
 collection is embedded (tests/eval/data/cache, as `scripts/eval.py --dense-full` leaves
 it), the set's questions ranked over the whole collection exactly and by the two-stage scan
-(`docai.retrieval.collection_scan`), forced on however small the collection, with the share
-of windows it rescores scaled to what it rescores at 100k chunks (2,048 of 258,584). Prints
-how many of the exact top 10 and top `rank_depth` (100) chunks the scan finds, and how often
-their first is the same. No gold answer is read: this measures the approximation, not retrieval.
+(`docai.retrieval.collection_scan`), forced on however small the collection (its shares of
+dimensions and of windows rescored are those of a large one). Prints how many of the exact
+top 10 and top `rank_depth` (100) chunks the scan finds, and how often their first is the
+same. No gold answer is read: this measures the approximation, not retrieval.
 """
 
 from __future__ import annotations
@@ -23,8 +23,6 @@ from docai.retrieval.embedders import BundledE5
 from docai.retrieval.fusion import top
 from docai.retrieval.params import DEFAULT_PARAMS
 
-REFERENCE_WINDOWS = 258_584  # the generated 100k-chunk corpus of make bench
-
 
 def main(names: list[str]) -> int:
     embedder = BundledE5()
@@ -36,16 +34,15 @@ def main(names: list[str]) -> int:
             print(f"{eval_set.name}: not every window embedded (scripts/eval.py --dense-full)")
             continue
         exact_scan = dense._collection_scan()
-        windows = len(exact_scan.chunk_of) if exact_scan is not None else 0
-        rescored = max(1, round(collection_scan.RESCORED_WINDOWS * windows / REFERENCE_WINDOWS))
-        tiebreak = index.chunks.tiebreak()
-        queries = [dense.question_vector(q.question) for q in questions]
         if exact_scan is None:
             continue
+        windows = len(exact_scan.chunk_of)
+        rescored = max(1, round(collection_scan.RESCORED_SHARE * windows))
+        tiebreak = index.chunks.tiebreak()
+        queries = [dense.question_vector(q.question) for q in questions]
         expected = [top(*exact_scan.chunk_scores(query), tiebreak, params.rank_depth)
                     for query in queries]
-        with mock.patch.multiple(collection_scan, EXACT_BELOW_WINDOWS=0,
-                                 RESCORED_WINDOWS=rescored):
+        with mock.patch.object(collection_scan, "EXACT_BELOW_WINDOWS", 0):
             two_stage = dense._collection_scan()
             if two_stage is None:
                 continue

@@ -67,7 +67,7 @@ QUESTION_CACHE_SIZE = 256
 # on a CPU, and Ctrl-C waited for it. Tokens are at least a character each, so this many
 # characters is all the model could read at once, and at most a few of its windows.
 MAX_QUERY_CHARS = 2048
-# Windows' vectors stacked at once for the whole-collection ranking (float32 while copied).
+# Windows' vectors read at once when stacking them for the whole-collection ranking.
 STACK_BLOCK = 16_384
 # Below this many chunks left to embed, a progress bar would only flicker.
 MIN_CHUNKS_FOR_BAR = 16
@@ -231,12 +231,12 @@ class DenseRanking:
         return top(candidates, scores, self._tiebreak, self.params.rank_depth)
 
     def _collection_scan(self) -> CollectionScan | None:
-        """Every window's vector, stacked in the chunks' order a block at a time (a float32
-        copy of a large collection would double its memory), or None if any is missing."""
+        """Every window's vector, stacked in the chunks' order a block at a time (read whole,
+        a large collection would be held twice), or None if any is missing."""
         keys = [self._keys(row) for row in range(len(self.chunks))]
         counts = np.array([len(chunk) for chunk in keys], dtype=np.int64)
         every = [key for chunk in keys for key in chunk]
-        stacked = np.empty((len(every), self.vectors.dimension), dtype=np.float16)
+        stacked = np.empty((len(every), self.vectors.dimension), dtype=np.float32)
         for start in range(0, len(every), STACK_BLOCK):
             block = every[start:start + STACK_BLOCK]
             stacked[start:start + len(block)] = self.vectors.get(block)
