@@ -26,7 +26,6 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from time import perf_counter
 from typing import Any
@@ -171,11 +170,9 @@ def _whole(index: SearchIndex, cache_dir: Path, _: float) -> dict[str, Any]:
     dense ranking of the whole collection joins the fusion (`dense_full_weight`). The first
     question stacks every window's vector (timed alone, with the memory it adds); the warm
     questions are then timed with the question embedded anew each time, as in `_warm`.
-    The whole-collection ranking is off by default (docs/evaluation.md): it is turned on
-    here, with weight 1, to measure what it would cost."""
+    Default settings: the whole-collection ranking is on once a collection is embedded."""
     embedder = BundledE5()
-    dense = open_dense_ranking(index.chunks, embedder, cache_dir,
-                               params=replace(DEFAULT_PARAMS, dense_full_weight=1.0))
+    dense = open_dense_ranking(index.chunks, embedder, cache_dir)
     embedder.embed_queries(["aquecimento do modelo"])
     began = perf_counter()
     complete = dense.known_complete()

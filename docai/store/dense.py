@@ -4,7 +4,10 @@ by a client; `docai index --embed --store` embeds every window once, for the who
 A question's candidates are re-ranked exactly as `docai.retrieval.dense.DenseRanking`
 re-ranks a local index's (it is that class, over the candidates), with their window
 vectors fetched in one query. A window the store has no vector for yet (the collection not
-fully embedded) is embedded in this client's memory for the session, never stored.
+fully embedded) is embedded in this client's memory for the session, never stored. Once
+every window of the collection has its vector, the candidates are widened with the chunks
+nearest the question in the whole collection (found by the database), and ranked whole as
+the local index ranks a complete collection.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from docai import messages
 from docai.cli.progress import progress_bar
 from docai.index.vector_store import checksum
 from docai.llm.errors import LLMError
-from docai.retrieval.dense import QUESTION_CACHE_SIZE, DenseRanking, Reranked
+from docai.retrieval.dense import MAX_QUERY_CHARS, QUESTION_CACHE_SIZE, DenseRanking, Reranked
 from docai.retrieval.embedders import BundledE5, Embedder, embedder_for
 from docai.retrieval.params import RetrievalParams
 from docai.retrieval.window_vectors import DimensionChanged
@@ -29,8 +32,13 @@ from docai.settings import Settings
 from docai.store import queries, schema
 from docai.store.connection import connect, translated
 from docai.store.errors import StoreError
-from docai.store.search import StoreIndex
+from docai.store.search import StoreCandidates, StoreIndex
 
+# Chunks beyond `rank_depth` the database's nearest-chunk scan returns, so that its float
+# rounding at the cut cannot drop a chunk the exact order here would keep.
+NEAREST_MARGIN = 20
+# While the collection is not every window embedded, how often a client asks again.
+RECHECK_S = 60.0
 # Chunks read, cut and embedded per transaction of the embedding pass.
 EMBED_CHUNKS = 64
 EMBED_BATCH = 16
@@ -40,8 +48,9 @@ class FetchedVectors:
     """The few window vectors one question needs, as `WindowVectors` serves them."""
 
     def __init__(self, found: dict[str, np.ndarray], session: dict[str, np.ndarray],
-                 name: str) -> None:
+                 name: str, *, whole: bool = False) -> None:
         self._found = found
+        self._whole = whole
         self._session = session  # embedded by this client: kept for the session only
         self.name = name
         self.notices: list[str] = []
@@ -66,9 +75,15 @@ class FetchedVectors:
         return np.stack(rows).astype(np.float32) if rows else np.zeros((0, 0), np.float32)
 
     def is_complete_for(self, fingerprint: bytes) -> bool:
-        """Never: these are one question's candidates, so the whole-collection ranking
-        (`dense_full_weight`) is not computed over a store (it would need every vector)."""
-        return False
+        """True when these are the vectors of every chunk ranked (`whole`: the candidates
+        widened with the collection's nearest chunks), so the whole-collection ranking runs
+        over them; never for the candidates alone."""
+        return self._whole
+
+    @property
+    def dimension(self) -> int:
+        stored = next(iter(self._found.values()), None)
+        return 0 if stored is None else int(stored.shape[0])
 
     def save(self) -> None:
         """A client never writes the store."""
@@ -86,6 +101,8 @@ class StoreDense:
         self._questions: LRUCache[str, np.ndarray] = LRUCache(QUESTION_CACHE_SIZE)
         self._session: dict[str, np.ndarray] = {}
         self._failed = False
+        # (generation, every chunk embedded, when it was asked)
+        self._embedded: tuple[int, bool, float] | None = None
 
     @property
     def active(self) -> bool:
@@ -95,16 +112,53 @@ class StoreDense:
         candidates = self.index.last_candidates()
         if candidates is None or self._failed:
             return Reranked(ranked, scores, None)
-        top = ranked[: self.params.dense_candidates]
+        rows: Iterable[int] = ranked[: self.params.dense_candidates].tolist()
+        wider = self._with_nearest(question)
+        if wider is not None:  # every chunk of it is ranked whole: every vector is read
+            candidates, rows = wider, range(len(wider))
         cut = {row: windows(candidates.chunks.texts[row], self.params.window_chars,
-                            self.params.window_overlap) for row in top.tolist()}
+                            self.params.window_overlap) for row in rows}
         keys = sorted({checksum(text) for texts in cut.values() for text in texts})
         with self.index.reading() as conn:
             found = _stored_vectors(conn, self.embedder.name, keys)
-        ranking = DenseRanking(candidates.chunks, self.embedder,
-                               FetchedVectors(found, self._session, self.embedder.name),  # type: ignore[arg-type]
+        fetched = FetchedVectors(found, self._session, self.embedder.name,
+                                 whole=wider is not None)
+        ranking = DenseRanking(candidates.chunks, self.embedder, fetched,  # type: ignore[arg-type]
                                params=self.params, warn=self._warn, questions=self._questions)
         return ranking.rerank(question, ranked, scores)
+
+    def _with_nearest(self, question: str) -> StoreCandidates | None:
+        """With the whole-collection ranking on (`dense_full_weight`) and every window of the
+        collection embedded: the candidates widened with the chunks nearest the question in
+        the whole collection (an exact scan in the database, a few more than the ranking
+        keeps, so the order computed here from their vectors is the local index's)."""
+        if self.params.dense_full_weight <= 0 or not self._collection_embedded():
+            return None
+        try:
+            query = self._questions.get(question)
+            if query is None:
+                query = self.embedder.embed_queries([question[:MAX_QUERY_CHARS]])[0]
+                self._questions[question] = query
+        except LLMError:
+            return None  # the re-ranking meets the same error and says it
+        with self.index.reading() as conn:
+            if queries.embedder_dimension(conn, self.embedder.name) != query.shape[0]:
+                return None  # another model behind the name: the re-ranking says so
+            nearest = queries.nearest_chunks(conn, self.index.generation_id, self.embedder.name,
+                                             query, self.params.rank_depth + NEAREST_MARGIN)
+        return self.index.widened(nearest)
+
+    def _collection_embedded(self) -> bool:
+        """Whether every chunk of the current generation has its windows' vectors, asked
+        again after `RECHECK_S` while it has not (an indexer may be embedding)."""
+        generation = self.index.generation_id
+        known = self._embedded
+        if known is not None and known[0] == generation and (
+                known[1] or time.monotonic() - known[2] < RECHECK_S):
+            return known[1]
+        complete = self.embedded_chunks() == len(self.index)
+        self._embedded = (generation, complete, time.monotonic())
+        return complete
 
     def embedded_chunks(self) -> int:
         """Chunks of the collection with every window's vector in the store (for `/info`)."""

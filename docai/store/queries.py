@@ -260,3 +260,22 @@ def file_chunk_texts(conn: psycopg.Connection[Any], generation: int, source: str
     return [row[0] for row in conn.execute(
         "SELECT text FROM docai_chunks WHERE generation_id = %s AND source = %s "
         "ORDER BY ordinal", (generation, source))]
+
+
+def nearest_chunks(conn: psycopg.Connection[Any], generation: int, embedder: str,
+                   query: np.ndarray, limit: int) -> list[int]:
+    """The ids of the `limit` chunks whose best window is nearest `query` (inner product of
+    unit vectors), best first: an exact scan of the collection's windows."""
+    literal = "[" + ",".join(f"{value:.8g}" for value in query.tolist()) + "]"
+    return [int(row[0]) for row in conn.execute(
+        "SELECT w.chunk_id FROM docai_windows w JOIN docai_vectors v ON v.key = w.key "
+        "WHERE w.generation_id = %s AND v.embedder_id = "
+        "(SELECT id FROM docai_embedders WHERE name = %s) "
+        "GROUP BY w.chunk_id ORDER BY min(v.embedding <#> %s::halfvec), w.chunk_id LIMIT %s",
+        (generation, embedder, literal, limit))]
+
+
+def embedder_dimension(conn: psycopg.Connection[Any], embedder: str) -> int | None:
+    row = conn.execute("SELECT dimension FROM docai_embedders WHERE name = %s",
+                       (embedder,)).fetchone()
+    return int(row[0]) if row else None

@@ -215,6 +215,25 @@ class StoreIndex:
         self._last = (question, judging)
         return judging
 
+    def widened(self, ids: Sequence[int]) -> StoreCandidates | None:
+        """The last question's candidates with the chunks of `ids` they lack appended (the
+        rows of its ranking stay theirs), kept as the last candidates; None before any."""
+        if self._last is None:
+            return None
+        ranked_question, last = self._last
+        present = set(last._ids.tolist())
+        extra = [chunk_id for chunk_id in dict.fromkeys(ids) if chunk_id not in present]
+        if not extra:
+            return last
+        with self.reading() as conn:
+            known = queries.document_frequencies(conn, last._generation.id,
+                                                 self._terms(ranked_question))
+            read = queries.candidate_chunks(conn, last._ids.tolist() + extra)
+            wider = self._assemble(conn, last._generation, read, known)
+        wider._ranked = last._ranked
+        self._last = (ranked_question, wider)
+        return wider
+
     def last_candidates(self) -> StoreCandidates | None:
         """The candidates of the last question ranked (what the dense re-ranking reads)."""
         return self._last[1] if self._last is not None else None

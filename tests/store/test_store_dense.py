@@ -1,5 +1,7 @@
 """Dense ranking over the shared store: `index --embed --store` embeds every window once,
-and a client then embeds only its questions and ranks as the local index does."""
+and a client then embeds only its questions and ranks as the local index does, the whole
+collection included (the collection complete, both rank it whole: without the database's
+nearest chunks the client's figures differ)."""
 
 from __future__ import annotations
 
