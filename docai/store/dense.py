@@ -142,10 +142,11 @@ class StoreDense:
         except LLMError:
             return None  # the re-ranking meets the same error and says it
         with self.index.reading() as conn:
-            if queries.embedder_dimension(conn, self.embedder.name) != query.shape[0]:
+            embedder = queries.embedder_row(conn, self.embedder.name)
+            if embedder is None or embedder[1] != query.shape[0]:
                 return None  # another model behind the name: the re-ranking says so
-            nearest = queries.nearest_chunks(conn, self.index.generation_id, self.embedder.name,
-                                             query, self.params.rank_depth + NEAREST_MARGIN)
+            nearest = queries.nearest_chunks(conn, self.index.generation_id, embedder, query,
+                                             self.params.rank_depth + NEAREST_MARGIN)
         return self.index.widened(nearest)
 
     def _collection_embedded(self) -> bool:

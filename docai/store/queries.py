@@ -13,9 +13,14 @@ from typing import Any
 
 import numpy as np
 import psycopg
+from psycopg import sql
 
 from docai.records import Chunk
 from docai.store.arrays import numpy_cursor
+
+# Nearest windows read for each chunk the whole-collection ranking asks for (a chunk has
+# about 2.6 windows; others are another collection's, or the same chunk's).
+WINDOWS_PER_CHUNK = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,20 +267,31 @@ def file_chunk_texts(conn: psycopg.Connection[Any], generation: int, source: str
         "ORDER BY ordinal", (generation, source))]
 
 
-def nearest_chunks(conn: psycopg.Connection[Any], generation: int, embedder: str,
+def nearest_chunks(conn: psycopg.Connection[Any], generation: int, embedder: tuple[int, int],
                    query: np.ndarray, limit: int) -> list[int]:
-    """The ids of the `limit` chunks whose best window is nearest `query` (inner product of
-    unit vectors), best first: an exact scan of the collection's windows."""
+    """The ids of the `limit` chunks of `generation` whose best window is nearest `query`
+    (inner product of unit vectors), best first. `embedder`: its id and dimension.
+
+    The nearest windows come first, `WINDOWS_PER_CHUNK` for each chunk asked (what the HNSW
+    index serves, where there is one; exact otherwise), then their chunks in the order of
+    each one's best window: exactly the nearest chunks while those windows hold `limit`
+    chunks of this generation (a window's vector is shared by every collection that has
+    its text)."""
+    embedder_id, dimension = embedder
     literal = "[" + ",".join(f"{value:.8g}" for value in query.tolist()) + "]"
+    statement = sql.SQL(
+        "SELECT w.chunk_id FROM (SELECT key, embedding::halfvec({d}) <#> %s::halfvec({d}) "
+        "AS distance FROM docai_vectors WHERE embedder_id = {e} ORDER BY "
+        "embedding::halfvec({d}) <#> %s::halfvec({d}) LIMIT %s) near "
+        "JOIN docai_windows w ON w.key = near.key AND w.generation_id = %s "
+        "GROUP BY w.chunk_id ORDER BY min(near.distance), w.chunk_id LIMIT %s"
+    ).format(d=sql.Literal(int(dimension)), e=sql.Literal(int(embedder_id)))
     return [int(row[0]) for row in conn.execute(
-        "SELECT w.chunk_id FROM docai_windows w JOIN docai_vectors v ON v.key = w.key "
-        "WHERE w.generation_id = %s AND v.embedder_id = "
-        "(SELECT id FROM docai_embedders WHERE name = %s) "
-        "GROUP BY w.chunk_id ORDER BY min(v.embedding <#> %s::halfvec), w.chunk_id LIMIT %s",
-        (generation, embedder, literal, limit))]
+        statement, (literal, literal, WINDOWS_PER_CHUNK * limit, generation, limit))]
 
 
-def embedder_dimension(conn: psycopg.Connection[Any], embedder: str) -> int | None:
-    row = conn.execute("SELECT dimension FROM docai_embedders WHERE name = %s",
+def embedder_row(conn: psycopg.Connection[Any], embedder: str) -> tuple[int, int] | None:
+    """The embedder's id and dimension in the store, None when it embedded nothing there."""
+    row = conn.execute("SELECT id, dimension FROM docai_embedders WHERE name = %s",
                        (embedder,)).fetchone()
-    return int(row[0]) if row else None
+    return (int(row[0]), int(row[1])) if row else None
