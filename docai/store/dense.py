@@ -37,8 +37,12 @@ from docai.store.search import StoreCandidates, StoreIndex
 # Chunks beyond `rank_depth` the database's nearest-chunk scan returns, so that its float
 # rounding at the cut cannot drop a chunk the exact order here would keep.
 NEAREST_MARGIN = 20
-# While the collection is not every window embedded, how often a client asks again.
+# While the collection is not ranked whole, how often a client asks again.
 RECHECK_S = 60.0
+# Without an HNSW index, the whole-collection ranking only up to this many windows: the
+# database's exact scan of 258,973 windows took 140-185 ms a question (a store's hybrid
+# question is about 40 ms); this many take about a quarter of that.
+EXACT_SCAN_WINDOWS = 65_536
 # Chunks read, cut and embedded per transaction of the embedding pass.
 EMBED_CHUNKS = 64
 EMBED_BATCH = 16
@@ -101,8 +105,8 @@ class StoreDense:
         self._questions: LRUCache[str, np.ndarray] = LRUCache(QUESTION_CACHE_SIZE)
         self._session: dict[str, np.ndarray] = {}
         self._failed = False
-        # (generation, every chunk embedded, when it was asked)
-        self._embedded: tuple[int, bool, float] | None = None
+        # (generation, whether it is ranked whole, when that was asked)
+        self._whole: tuple[int, bool, float] | None = None
 
     @property
     def active(self) -> bool:
@@ -130,10 +134,14 @@ class StoreDense:
     def _with_nearest(self, question: str) -> StoreCandidates | None:
         """With the whole-collection ranking on (`dense_full_weight`) and every window of the
         collection embedded: the candidates widened with the chunks nearest the question in
-        the whole collection (an exact scan in the database, a few more than the ranking
-        keeps, so the order computed here from their vectors is the local index's)."""
-        if self.params.dense_full_weight <= 0 or not self._collection_embedded():
+        the whole collection (found by the database, a few more than the ranking keeps, so
+        the order computed here from their vectors is the local index's)."""
+        if self.params.dense_full_weight <= 0:
             return None
+        with self.index.reading() as conn:
+            embedder = queries.embedder_row(conn, self.embedder.name)
+            if embedder is None or not self._ranked_whole(conn, embedder[0]):
+                return None
         try:
             query = self._questions.get(question)
             if query is None:
@@ -141,25 +149,28 @@ class StoreDense:
                 self._questions[question] = query
         except LLMError:
             return None  # the re-ranking meets the same error and says it
+        if embedder[1] != query.shape[0]:
+            return None  # another model behind the name: the re-ranking says so
         with self.index.reading() as conn:
-            embedder = queries.embedder_row(conn, self.embedder.name)
-            if embedder is None or embedder[1] != query.shape[0]:
-                return None  # another model behind the name: the re-ranking says so
             nearest = queries.nearest_chunks(conn, self.index.generation_id, embedder, query,
                                              self.params.rank_depth + NEAREST_MARGIN)
         return self.index.widened(nearest)
 
-    def _collection_embedded(self) -> bool:
-        """Whether every chunk of the current generation has its windows' vectors, asked
-        again after `RECHECK_S` while it has not (an indexer may be embedding)."""
+    def _ranked_whole(self, conn: Any, embedder_id: int) -> bool:
+        """Whether the collection is ranked whole: every chunk's windows embedded, and the
+        nearest windows cheap to find (an HNSW index, or few enough for an exact scan).
+        Asked again after `RECHECK_S` while not (an indexer may be embedding)."""
         generation = self.index.generation_id
-        known = self._embedded
+        known = self._whole
         if known is not None and known[0] == generation and (
                 known[1] or time.monotonic() - known[2] < RECHECK_S):
             return known[1]
-        complete = self.embedded_chunks() == len(self.index)
-        self._embedded = (generation, complete, time.monotonic())
-        return complete
+        ranked = (queries.embedded_chunks(conn, generation, self.embedder.name)
+                  == len(self.index)
+                  and (queries.window_count(conn, generation) <= EXACT_SCAN_WINDOWS
+                       or queries.has_hnsw(conn, embedder_id)))
+        self._whole = (generation, ranked, time.monotonic())
+        return ranked
 
     def embedded_chunks(self) -> int:
         """Chunks of the collection with every window's vector in the store (for `/info`)."""

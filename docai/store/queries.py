@@ -295,3 +295,16 @@ def embedder_row(conn: psycopg.Connection[Any], embedder: str) -> tuple[int, int
     row = conn.execute("SELECT id, dimension FROM docai_embedders WHERE name = %s",
                        (embedder,)).fetchone()
     return (int(row[0]), int(row[1])) if row else None
+
+
+def window_count(conn: psycopg.Connection[Any], generation: int) -> int:
+    row = conn.execute("SELECT count(*) FROM docai_windows WHERE generation_id = %s",
+                       (generation,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def has_hnsw(conn: psycopg.Connection[Any], embedder_id: int) -> bool:
+    """Whether the embedder's vectors have their HNSW index (`schema.ensure_hnsw`)."""
+    row = conn.execute("SELECT 1 FROM pg_indexes WHERE tablename = 'docai_vectors' AND "
+                       "indexname = %s", (f"docai_vectors_hnsw_{int(embedder_id)}",)).fetchone()
+    return row is not None
