@@ -99,5 +99,6 @@ DENSE_COVERAGE_PARTIAL = (
     "espera, ou já com `docai index --embed`."
 )
 DENSE_COVERAGE_COMPLETE = (
-    "Busca por significado: os {total} trechos têm embeddings; nenhuma pergunta espera por eles."
+    "Busca por significado: os {total} trechos têm embeddings; nenhuma pergunta espera por "
+    "eles, e a coleção inteira é ordenada por significado também."
 )

@@ -170,7 +170,8 @@ def test_index_embeds_a_small_collection_at_once_and_says_how_far_a_large_one_is
         in small.stdout
     assert stored_windows(tmp_path, docs, BUNDLED) == window_count(docs) == 60
     whole = docai(*search)
-    assert "Busca por significado: os 60 trechos têm embeddings;" in whole.stderr
+    assert ("Busca por significado: os 60 trechos têm embeddings; nenhuma pergunta espera "
+            "por eles, e a coleção inteira é ordenada por significado também.") in whole.stderr
     again = docai("index", *cache)  # nothing left: no model loaded, nothing said
     assert "Embeddings" not in again.stdout + again.stderr
     assert "Busca por significado" not in docai(*search, "--dense", "off").stderr
