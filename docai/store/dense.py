@@ -165,10 +165,11 @@ class StoreDense:
         if known is not None and known[0] == generation and (
                 known[1] or time.monotonic() - known[2] < RECHECK_S):
             return known[1]
-        ranked = (queries.embedded_chunks(conn, generation, self.embedder.name)
-                  == len(self.index)
-                  and (queries.window_count(conn, generation) <= EXACT_SCAN_WINDOWS
-                       or queries.has_hnsw(conn, embedder_id)))
+        # The cheap questions first: counting the embedded chunks walks every window.
+        ranked = ((queries.window_count(conn, generation) <= EXACT_SCAN_WINDOWS
+                   or queries.has_hnsw(conn, embedder_id))
+                  and queries.embedded_chunks(conn, generation, self.embedder.name)
+                  == len(self.index))
         self._whole = (generation, ranked, time.monotonic())
         return ranked
 
