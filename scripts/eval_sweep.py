@@ -172,8 +172,9 @@ def _choose_whole(opened: Sequence[Opened], params: RetrievalParams, blind: bool
     if not all(o.complete for o in opened):
         raise SystemExit("eval: --whole scores embedded collections: name every set in "
                          "--full-sets too")
+    # The rule's baseline is weight 0 whatever today's default weight is.
     today = Point(DEFAULT_PARAMS.rerank_weights, DEFAULT_PARAMS.dense_rrf_k,
-                  DEFAULT_PARAMS.dense_candidates, DEFAULT_PARAMS.dense_full_weight)
+                  DEFAULT_PARAMS.dense_candidates, 0.0)
     points = [replace(today, full=weight) for weight in WHOLE_WEIGHTS]
     rows = _table("collection embedded, today's default with each whole-collection weight",
                   opened, points, params, baseline=today)

@@ -236,10 +236,8 @@ def embed_collection(settings: Settings, name: str, say: Callable[[str], None]) 
                 raise StoreError(messages.STORE_EMPTY_COLLECTION.format(name=name, url=url))
             embedder_id: int | None = None
             dimension = 0
-            row = conn.execute("SELECT id, dimension FROM docai_embedders WHERE name = %s",
-                               (embedder.name,)).fetchone()
-            if row:
-                embedder_id, dimension = int(row[0]), int(row[1])
+            if (row := queries.embedder_row(conn, embedder.name)) is not None:
+                embedder_id, dimension = row
             conn.commit()
             last = 0
             with progress_bar(messages.DENSE_PROGRESS, generation.chunks, 0) as advance:

@@ -17,6 +17,7 @@ from psycopg import sql
 
 from docai.records import Chunk
 from docai.store.arrays import numpy_cursor
+from docai.store.schema import hnsw_index_name
 
 # Nearest windows read for each chunk the whole-collection ranking asks for (a chunk has
 # about 2.6 windows; others are another collection's, or the same chunk's).
@@ -306,5 +307,5 @@ def window_count(conn: psycopg.Connection[Any], generation: int) -> int:
 def has_hnsw(conn: psycopg.Connection[Any], embedder_id: int) -> bool:
     """Whether the embedder's vectors have their HNSW index (`schema.ensure_hnsw`)."""
     row = conn.execute("SELECT 1 FROM pg_indexes WHERE tablename = 'docai_vectors' AND "
-                       "indexname = %s", (f"docai_vectors_hnsw_{int(embedder_id)}",)).fetchone()
+                       "indexname = %s", (hnsw_index_name(embedder_id),)).fetchone()
     return row is not None

@@ -212,11 +212,15 @@ def _upgrade(conn: psycopg.Connection[Any], version: int) -> None:
     conn.execute("INSERT INTO docai_schema (version) VALUES (%s)", (SCHEMA_VERSION,))
 
 
+def hnsw_index_name(embedder_id: int) -> str:
+    return f"docai_vectors_hnsw_{int(embedder_id)}"
+
+
 def ensure_hnsw(conn: psycopg.Connection[Any], embedder_id: int, dimension: int) -> None:
     """The HNSW index (inner product, unit vectors) over one embedder's vectors: a partial
     expression index, since each model has its own dimension. Both numbers come from the
     database and are quoted as literals: nothing a user typed reaches this DDL."""
-    name = sql.Identifier(f"docai_vectors_hnsw_{int(embedder_id)}")
+    name = sql.Identifier(hnsw_index_name(embedder_id))
     conn.execute(sql.SQL(
         "CREATE INDEX IF NOT EXISTS {name} ON docai_vectors USING hnsw "
         "((embedding::halfvec({dimension})) halfvec_ip_ops) WHERE embedder_id = {embedder}"
