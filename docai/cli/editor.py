@@ -3,6 +3,9 @@ system's), starting from the last question, and ask what was saved.
 
 The file lives in a private temporary folder and is deleted afterwards: a question can name
 private things. An editor that exits with an error, or a file left empty, asks nothing.
+Ctrl-X Ctrl-E (`editor_bindings`) runs the same editor the same way: prompt_toolkit's own
+binding would pass over a VISUAL that does not start to another editor, and end the REPL on
+one it cannot split.
 """
 
 from __future__ import annotations
@@ -12,10 +15,15 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from prompt_toolkit.application import run_in_terminal
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
 from docai import messages
+from docai.cli.terminal_text import one_line
 
 if TYPE_CHECKING:  # the command table imports this module
     from docai.cli.repl_commands import Session
@@ -25,11 +33,19 @@ if TYPE_CHECKING:  # the command table imports this module
 FALLBACK_EDITORS = ("editor", "nano", "pico", "vi", "emacs")
 
 
+class EditorSettingError(ValueError):
+    """VISUAL or EDITOR holds something that is not a command line (an unclosed quote)."""
+
+
 def editor_command() -> list[str] | None:
     """The editor to run, as argv (VISUAL and EDITOR may hold options: "code --wait")."""
     for variable in ("VISUAL", "EDITOR"):
         if value := os.environ.get(variable, "").strip():
-            return shlex.split(value)
+            try:
+                return shlex.split(value)
+            except ValueError as error:
+                raise EditorSettingError(messages.EDIT_BAD_VARIABLE.format(
+                    variable=variable, value=one_line(value), reason=error)) from None
     for name in FALLBACK_EDITORS:
         if found := shutil.which(name):
             return [found]
@@ -38,7 +54,10 @@ def editor_command() -> list[str] | None:
 
 def edit_text(text: str) -> tuple[str | None, str | None]:
     """(the text saved in the editor, None) or (None, why nothing was edited)."""
-    command = editor_command()
+    try:
+        command = editor_command()
+    except EditorSettingError as error:
+        return None, str(error)
     if command is None:
         return None, messages.EDIT_NO_EDITOR
     with tempfile.TemporaryDirectory(prefix="docai-") as folder:  # 0700
@@ -60,14 +79,41 @@ def edit_question(session: Session, argument: str) -> None:
         return
     last = session.conversation.last
     start = argument or (last.question if last is not None else "")
-    edited, problem = edit_text(start)
-    if problem is not None:
-        session.say(problem)
-        return
-    question = (edited or "").strip()
+    question = _edited(start, session.say)
     if not question:
-        session.say(messages.EDIT_CANCELLED)
         return
     from docai.cli.repl import ask  # the loop imports this table; asking is the loop's job
 
     ask(question, session)
+
+
+def editor_bindings(say: Callable[[str], None]) -> KeyBindings:
+    """Ctrl-X Ctrl-E: the question being typed, edited as `/editar` edits, then asked; an
+    editor that does not open, or a file left empty, leaves the line as it was, with `say`
+    telling why."""
+    bindings = KeyBindings()
+
+    @bindings.add("c-x", "c-e")
+    def _edit(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+
+        async def edit() -> None:
+            edited = await run_in_terminal(lambda: _edited(buffer.text, say))
+            if edited:
+                buffer.text = edited
+                buffer.validate_and_handle()
+
+        event.app.create_background_task(edit())
+
+    return bindings
+
+
+def _edited(text: str, say: Callable[[str], None]) -> str:
+    """The question saved in the editor, or "" (and why, said)."""
+    edited, problem = edit_text(text)
+    question = (edited or "").strip()
+    if problem is None and not question:
+        problem = messages.EDIT_CANCELLED
+    if problem is not None:
+        say(problem)
+    return question

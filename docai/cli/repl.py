@@ -31,6 +31,7 @@ from docai.cli.background import BackgroundPass
 from docai.cli.commands.ask import has_words
 from docai.cli.completion import ReplCompleter
 from docai.cli.control_echo import no_control_echo
+from docai.cli.editor import editor_bindings
 from docai.cli.multiline import block_bindings, join_blocks, unwrap_block
 from docai.cli.render import AnswerPrinter
 from docai.cli.repl_commands import Session, find_command, run_command
@@ -182,8 +183,9 @@ def _terminal_lines(session: Session, *, announce: bool) -> Iterable[str]:
     completer = ReplCompleter(watch.model_names if watch else list)
     prompt = PromptSession[str](
         history=_history(sys.stderr), completer=completer, complete_while_typing=False,
-        key_bindings=merge_key_bindings([block_bindings(), _no_mouse_reports()]),
-        prompt_continuation=messages.REPL_CONTINUATION, enable_open_in_editor=True,
+        key_bindings=merge_key_bindings(
+            [block_bindings(), editor_bindings(session.say), _no_mouse_reports()]),
+        prompt_continuation=messages.REPL_CONTINUATION,
     )
     if session.background is not None:
         prompt.rprompt = lambda: _progress_text(session, prompt)

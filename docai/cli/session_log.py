@@ -116,7 +116,8 @@ class SessionLog:
 
     def _fail(self, error: LogError) -> None:
         self._log = None
-        self._warn(messages.LOG_WARNING.format(problem=strip_controls(str(error))))
+        warning = messages.LOG_WARNING_LOCKED if error.locked else messages.LOG_WARNING
+        self._warn(warning.format(problem=strip_controls(str(error))))
 
 
 def record_answer(
@@ -165,14 +166,16 @@ def turn_status(turn: Turn, *, interrupted: bool, failed: bool) -> Status:
 
 def conversation_from(exchanges: Sequence[LoggedExchange], index: SearchIndex) -> Conversation:
     """A logged session as the conversation the next question continues: the model is
-    sent the finished answers (as when they were given), retrieval the questions. Sources
-    are found again in today's index (local or shared); a passage that is gone is left out."""
+    sent the finished answers (as when they were given) and the interrupted questions (as
+    the session that was interrupted would), retrieval the questions. Sources are found
+    again in today's index (local or shared); a passage that is gone is left out."""
     turns = []
     for exchange in exchanges:
         hits = tuple(Hit(chunk, 0.0) for source in exchange.sources
                      if (chunk := _chunk_of(index, source)) is not None)
         answer = exchange.answer if exchange.status == Status.ANSWERED else ""
-        turns.append(Turn(exchange.question, answer, hits))
+        turns.append(Turn(exchange.question, answer, hits,
+                          interrupted=exchange.status == Status.INTERRUPTED))
     return Conversation(tuple(turns))
 
 

@@ -43,6 +43,9 @@ def save_conversation(session: Session, argument: str) -> None:
     if not conversation.turns:
         session.say(messages.SAVE_NOTHING)
         return
+    if "\0" in argument:  # no file system takes it; Path would raise on it
+        session.say(messages.SAVE_BAD_NAME.format(path=one_line(argument)))
+        return
     path = Path(argument).expanduser()
     shown = one_line(str(path))
     settings = session.answerer.settings

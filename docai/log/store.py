@@ -57,8 +57,18 @@ CREATE INDEX IF NOT EXISTS sessions_by_collection ON sessions(collection, id);
 """
 
 
+# SQLite's integers are 64-bit signed: a larger LIMIT is a type error, not "everything".
+SQLITE_MAX_INTEGER = 2**63 - 1
+
+
 class LogError(DocaiError):
-    """The log could not be read or written; the message says which file and why."""
+    """The log could not be read or written; the message says which file and why.
+    `locked`: another program held it past SQLite's busy timeout, so the fix is to wait
+    or close that program, not to move a damaged file away."""
+
+    def __init__(self, message: str, *, locked: bool = False) -> None:
+        super().__init__(message)
+        self.locked = locked
 
 
 def default_log_path() -> Path:
@@ -120,7 +130,7 @@ class ExchangeLog:
             values.append(collection)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         query = f"SELECT * FROM exchanges {where} ORDER BY id DESC"
-        if limit is not None:
+        if limit is not None and limit < SQLITE_MAX_INTEGER:  # more than there can be: all
             query += f" LIMIT {int(limit)}"
         rows = self._read(query, values)
         return [_exchange(row) for row in reversed(rows)]
@@ -168,6 +178,8 @@ class ExchangeLog:
             raise self._error(error) from None
 
     def _error(self, error: Exception) -> LogError:
+        if isinstance(error, sqlite3.OperationalError) and "locked" in str(error):
+            return LogError(messages.LOG_LOCKED.format(path=self.path), locked=True)
         reason = getattr(error, "strerror", None) or str(error)
         return LogError(messages.LOG_UNAVAILABLE.format(path=self.path, reason=reason))
 

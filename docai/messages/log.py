@@ -6,10 +6,20 @@ from __future__ import annotations
 # --- the log file (docai/log/store.py, docai/cli/session_log.py) ---------------------------
 LOG_UNAVAILABLE = "registro de conversas {path} inutilizável: {reason}"
 LOG_NEWER_SCHEMA = "gravado por um docai mais novo (esquema {version}); atualize o docai"
+LOG_LOCKED = "registro de conversas {path} em uso por outro programa (trancado)"
 LOG_WARNING = (
     "aviso: {problem}. A conversa segue sem registro; se o arquivo estiver danificado, "
     "mova-o para outro lugar (um novo será criado), ou use --no-log."
 )
+LOG_WARNING_LOCKED = (
+    "aviso: {problem}. A conversa segue sem registro; feche o programa que o usa "
+    "(um docai travado, um visualizador de SQLite) para voltar a registrar, ou use --no-log."
+)
+LOG_READ_FAILED = (
+    "{problem}; se o arquivo estiver danificado, mova-o para outro lugar (um novo será "
+    "criado na próxima pergunta)"
+)
+LOG_READ_LOCKED = "{problem}; tente de novo quando o outro programa o soltar"
 ARGS_NO_LOG_HELP = "não grava as perguntas e respostas no registro (ou log = false no config.toml)"
 
 # --- `docai log` (docai/cli/commands/log.py) -------------------------------------------------
@@ -22,6 +32,9 @@ LOG_LIMIT_HELP = "quantas mostrar (padrão: {default}; 0 mostra todas)"
 LOG_SEARCH_HELP = "só as que contêm todas estas palavras (na pergunta ou na resposta)"
 LOG_BAD_LIMIT = "-n deve ser 0 (todas) ou mais, recebi {value}"
 LOG_EMPTY = "O registro está vazio: as perguntas feitas no docai aparecem aqui."
+LOG_EMPTY_FOR_DOCS = (
+    "Nada no registro sobre {docs}; sem --docs, docai log mostra as de todas as pastas."
+)
 LOG_NOTHING_FOUND = "Nada no registro com: {words}."
 LOG_OFF_NOTE = "(o registro está desligado: log = false em {path})"
 LOG_ENTRY_HEADER = "#{id}  {time}  {docs}  {model}{status}"
@@ -60,7 +73,8 @@ SAVE_NOTHING = "Nada para salvar: faça uma pergunta primeiro."
 SAVE_EXISTS = (
     "{path} já existe e não foi gravado pelo docai: não o sobrescrevo. Escolha outro nome."
 )
-SAVE_FAILED = "não consegui gravar {path}: {reason}"
+SAVE_FAILED = "não consegui gravar {path}: {reason}. Escolha outro caminho (ex.: /salvar ~/conversa.md)."
+SAVE_BAD_NAME = "{path} não é um nome de arquivo possível (tem um caractere nulo). Escolha outro nome."
 SAVED = "Conversa gravada em {path} ({count} pergunta(s))."
 TRANSCRIPT_TITLE = "# Conversa com o docai sobre {docs}"
 TRANSCRIPT_SAVED_AT = "_Gravada em {time}; modelo {model}._"

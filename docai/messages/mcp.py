@@ -7,7 +7,8 @@ MCP_COMMAND_HELP = "serve a busca a agentes de código (Claude Code, Cursor, Zed
 MCP_COMMAND_DESCRIPTION = (
     "Um servidor Model Context Protocol na entrada e saída padrão: os agentes de código "
     "buscam na mesma pasta de documentos (ferramentas search_docs e list_sources). Não chama "
-    "o modelo e não grava nada. Ex.: claude mcp add docai -- docai mcp --docs ~/projeto/docs"
+    "o modelo nem grava no registro de conversas; como docai search, cria o índice no cache "
+    "se ainda não houver. Ex.: claude mcp add docai -- docai mcp --docs ~/projeto/docs"
 )
 MCP_MISSING = "docai mcp precisa do SDK do MCP; instale-o com: pip install 'docai[mcp]'"
 MCP_READY = "docai mcp: {chunks} trecho(s) de {files} arquivo(s) de {docs}, esperando o agente."

@@ -58,5 +58,9 @@ EDIT_NO_EDITOR = (
     "não encontrei um editor: defina VISUAL ou EDITOR (ex.: export EDITOR=nano)"
 )
 EDIT_FAILED = "o editor {editor!r} não abriu: {reason}"
+EDIT_BAD_VARIABLE = (
+    "{variable}={value!r} não é uma linha de comando ({reason}); corrija-a "
+    "(ex.: export {variable}='code --wait')"
+)
 EDIT_NEEDS_TERMINAL = "/editar precisa de um terminal: com a entrada redirecionada, escreva a pergunta no arquivo."
 EDIT_CANCELLED = "Editor fechado sem pergunta: nada perguntado."

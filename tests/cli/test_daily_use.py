@@ -150,6 +150,27 @@ def test_an_interrupted_question_stays_in_the_conversation(
     quit_(child)
 
 
+def test_an_interrupted_question_stays_in_a_resumed_conversation(
+    tmp_path: Path, docs: Path, slow: FakeOllama
+) -> None:
+    child = repl(tmp_path, slow.url, docs)
+    child.sendline("What file formats are supported?")
+    child.expect("Segundo")
+    child.sendintr()
+    child.expect(r"\(resposta interrompida\)")
+    child.expect(PROMPT)
+    quit_(child)
+    child = repl(tmp_path, slow.url, docs, "-c")
+    child.sendline("e para HTML?")
+    child.expect(re.escape(PARTIAL))
+    child.expect(PROMPT)
+    follow_up = slow.chat_requests[-1]["messages"]
+    assert [m["content"] for m in follow_up if m["role"] == "user"][0] == (
+        "What file formats are supported?")
+    assert "HTML import" in prompt_of(slow.chat_requests[-1])
+    quit_(child)
+
+
 # --- Ctrl-C on a colour terminal ----------------------------------------------------------------
 
 def interrupted_screen(child: pexpect.spawn, width: int, *, then: str | type) -> list[str]:

@@ -113,7 +113,7 @@ def test_editar_and_ctrl_x_ctrl_e_ask_what_the_editor_saved(
     child.sendcontrol("x")
     child.sendcontrol("e")
     answer_and_prompt(child)
-    assert (tmp_path / "seen").read_text(encoding="utf-8") == "Como instalo o docai"
+    assert (tmp_path / "seen").read_text(encoding="utf-8") == "Como instalo o docai\n"
     assert asked(fake.chat_requests[-1]) == "Como instalo o docai\ncom pipx?"
     child.sendline("sair")
     child.expect(pexpect.EOF)
@@ -126,12 +126,37 @@ def test_editar_names_an_editor_that_does_not_open_and_needs_a_terminal(
     child.sendline("/editar")
     child.expect(r"o editor '.*no-such-editor --wait' não abriu: No such file or directory")
     child.expect(PROMPT)
+    child.send("Como instalo")
+    child.sendcontrol("x")
+    child.sendcontrol("e")  # the same editor, not another one found on the system
+    child.expect(r"o editor '.*no-such-editor --wait' não abriu")
+    child.sendline(" o docai")  # the line is kept as it was typed
+    answer_and_prompt(child)
+    assert asked(fake.chat_requests[-1]) == "Como instalo o docai"
     child.sendline("sair")
     child.expect(pexpect.EOF)
     docai.use_env(tmp_path, fake.url)
     code, out, _ = docai("--docs", tmp_path / "docs", stdin="/editar\n")
     assert code == 0 and "/editar precisa de um terminal" in out
-    assert fake.chat_requests == []
+    assert len(fake.chat_requests) == 1
+
+
+def test_an_editor_variable_with_an_unclosed_quote_is_named_and_the_repl_goes_on(
+    tmp_path: Path, fake: FakeOllama
+) -> None:
+    child = spawn(tmp_path, fake.url, {"VISUAL": "vi \"--wait"})
+    child.sendline("/editar")
+    child.expect(r"VISUAL='vi \"--wait' não é uma linha de comando")
+    child.expect(PROMPT)
+    child.sendcontrol("x")
+    child.sendcontrol("e")
+    child.expect(r"VISUAL='vi \"--wait' não é uma linha de comando")
+    child.sendline(QUESTION)
+    answer_and_prompt(child)
+    child.sendline("sair")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
 
 
 def test_copiar_sends_the_answer_and_its_sources_through_osc_52(
@@ -216,14 +241,15 @@ def test_salvar_writes_the_conversation_as_markdown_and_never_overwrites_a_users
     notes.write_text("minhas notas\n", encoding="utf-8")
     lines = ["/salvar conversa.md", QUESTION, '"""Qual é o padrão', 'de --num-ctx?"""',
              "/salvar conversa.md", "/salvar conversa.md", "/salvar notas.md",
-             "/salvar sem/pasta.md", "/salvar"]
+             "/salvar sem/pasta.md", "/salvar a\0b.md", "/salvar"]
     code, out, err = docai("--docs", docs, stdin="\n".join(lines) + "\n")
     assert code == 0, err
     assert "Nada para salvar: faça uma pergunta primeiro." in out
     assert out.count("Conversa gravada em conversa.md (2 pergunta(s)).") == 2  # docai's own
     assert "notas.md já existe e não foi gravado pelo docai" in out
     assert notes.read_text(encoding="utf-8") == "minhas notas\n"
-    assert "não consegui gravar sem/pasta.md" in out
+    assert "não consegui gravar sem/pasta.md" in out and "Escolha outro caminho" in out
+    assert "a\\x00b.md não é um nome de arquivo possível" in out  # and the REPL went on
     assert "use /salvar ARQUIVO.md" in out
     saved = (tmp_path / "conversa.md").read_text(encoding="utf-8")
     assert saved.startswith("<!-- docai: conversa -->\n\n# Conversa com o docai sobre ")

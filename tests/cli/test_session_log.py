@@ -95,6 +95,11 @@ def test_continuar_after_sair_carries_the_earlier_exchange_and_the_log_lists_it(
     assert "Fontes: [1] guide/install.md > Instalação > Com pipx" in out
     code, out, _ = docai("log", "--search", "PIP", "resposta 1")  # case and words
     assert code == 0 and QUESTION in out and FOLLOWUP not in out
+    code, out, _ = docai("log", "-n", str(2**64))  # more than SQLite counts: all of them
+    assert code == 0 and QUESTION in out and FOLLOWUP in out
+    other = write_docs(tmp_path / "other")
+    code, out, _ = docai("log", "--docs", other)
+    assert code == 0 and f"Nada no registro sobre {other}" in out and "sem --docs" in out
 
 
 def test_an_interrupted_answer_is_logged_as_interrupted(tmp_path: Path, fake: FakeOllama,
@@ -170,9 +175,13 @@ def test_a_damaged_or_locked_log_never_stops_an_answer(
     assert len(warnings) == 1, err  # one warning, not one per question
     assert str(path) in warnings[0] and "--no-log" in warnings[0]
     if damage == "garbage":
+        assert "mova-o para outro lugar" in warnings[0]
         assert path.read_bytes().startswith(b"not a database at all")  # never overwritten
         code, _, err = docai("log")
-        assert code == 2 and "inutilizável" in err
+        assert code == 2 and "inutilizável" in err and "mova-o para outro lugar" in err
+    else:  # nothing to move away: the fix is the program holding it
+        assert "em uso por outro programa" in warnings[0] and "feche o programa" in warnings[0]
+        assert "mova-o" not in warnings[0]
 
 
 def test_no_log_and_log_false_write_nothing(

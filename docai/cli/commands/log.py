@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from docai import messages
@@ -18,7 +19,7 @@ from docai.cli.session_log import collection_of
 from docai.cli.sessions import local_time
 from docai.cli.terminal_text import json_text, one_line, strip_controls
 from docai.errors import SettingsError
-from docai.log import ExchangeLog, LoggedExchange, default_log_path
+from docai.log import ExchangeLog, LogError, LoggedExchange, default_log_path
 from docai.settings import Settings, config_file
 
 ANSWER_LINES = 3  # of each answer, in the plain listing
@@ -33,23 +34,36 @@ def run(settings: Settings, values: dict[str, Sourced], *, limit: int,
     path = default_log_path()
     exchanges: list[LoggedExchange] = []
     if path.exists():
-        log = ExchangeLog(path)
         try:
-            exchanges = log.recent(limit or None, words=words,
-                                   collection=collection_of(settings) if given_docs else None)
-        finally:
-            log.close()
+            exchanges = _read(path, limit, words,
+                              collection_of(settings) if given_docs else None)
+        except LogError as error:
+            advice = messages.LOG_READ_LOCKED if error.locked else messages.LOG_READ_FAILED
+            raise LogError(advice.format(problem=error), locked=error.locked) from None
     if settings.json_output:
         print(json_text([as_json(exchange) for exchange in exchanges]))
         return 0
     if not exchanges:
-        print(messages.LOG_NOTHING_FOUND.format(words=" ".join(words)) if words
-              else messages.LOG_EMPTY)
+        if words:
+            print(messages.LOG_NOTHING_FOUND.format(words=" ".join(words)))
+        elif given_docs:
+            print(messages.LOG_EMPTY_FOR_DOCS.format(docs=one_line(collection_of(settings))))
+        else:
+            print(messages.LOG_EMPTY)
         if not settings.log:
             print(messages.LOG_OFF_NOTE.format(path=config_file()))
         return 0
     print("\n\n".join(_human(exchange) for exchange in exchanges))
     return 0
+
+
+def _read(path: Path, limit: int, words: Sequence[str],
+          collection: str | None) -> list[LoggedExchange]:
+    log = ExchangeLog(path)
+    try:
+        return log.recent(limit or None, words=words, collection=collection)
+    finally:
+        log.close()
 
 
 def as_json(exchange: LoggedExchange) -> dict[str, Any]:
