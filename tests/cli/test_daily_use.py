@@ -131,36 +131,16 @@ def test_a_question_that_stands_alone_is_not_steered_by_the_earlier_ones(
     quit_(child)
 
 
-def test_an_interrupted_question_stays_in_the_conversation(
-    tmp_path: Path, docs: Path, slow: FakeOllama
-) -> None:
-    child = repl(tmp_path, slow.url, docs)
+def interrupt_an_answer(child: pexpect.spawn) -> None:
     child.sendline("What file formats are supported?")
     child.expect("Segundo")
     child.sendintr()
     child.expect(r"\(resposta interrompida\)")
     child.expect(PROMPT)
-    child.sendline("e para HTML?")
-    child.expect(re.escape(PARTIAL))
-    child.expect(PROMPT)
-    follow_up = slow.chat_requests[1]["messages"]
-    assert [m["content"] for m in follow_up if m["role"] == "user"][0] == (
-        "What file formats are supported?")
-    assert "HTML import" in prompt_of(slow.chat_requests[1])
-    quit_(child)
 
 
-def test_an_interrupted_question_stays_in_a_resumed_conversation(
-    tmp_path: Path, docs: Path, slow: FakeOllama
-) -> None:
-    child = repl(tmp_path, slow.url, docs)
-    child.sendline("What file formats are supported?")
-    child.expect("Segundo")
-    child.sendintr()
-    child.expect(r"\(resposta interrompida\)")
-    child.expect(PROMPT)
-    quit_(child)
-    child = repl(tmp_path, slow.url, docs, "-c")
+def ask_for_html_after_it(child: pexpect.spawn, slow: FakeOllama) -> None:
+    """"e para HTML?" goes to the model with the interrupted question before it."""
     child.sendline("e para HTML?")
     child.expect(re.escape(PARTIAL))
     child.expect(PROMPT)
@@ -169,6 +149,23 @@ def test_an_interrupted_question_stays_in_a_resumed_conversation(
         "What file formats are supported?")
     assert "HTML import" in prompt_of(slow.chat_requests[-1])
     quit_(child)
+
+
+def test_an_interrupted_question_stays_in_the_conversation(
+    tmp_path: Path, docs: Path, slow: FakeOllama
+) -> None:
+    child = repl(tmp_path, slow.url, docs)
+    interrupt_an_answer(child)
+    ask_for_html_after_it(child, slow)
+
+
+def test_an_interrupted_question_stays_in_a_resumed_conversation(
+    tmp_path: Path, docs: Path, slow: FakeOllama
+) -> None:
+    child = repl(tmp_path, slow.url, docs)
+    interrupt_an_answer(child)
+    quit_(child)
+    ask_for_html_after_it(repl(tmp_path, slow.url, docs, "-c"), slow)
 
 
 # --- Ctrl-C on a colour terminal ----------------------------------------------------------------
