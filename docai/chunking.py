@@ -75,6 +75,7 @@ def chunk_document(document: Document, settings: ChunkSettings) -> tuple[Chunk, 
                     ordinal=len(chunks),
                     text=text,
                     tokens=span.tokens,
+                    location=section.location,
                 )
             )
     return tuple(chunks)

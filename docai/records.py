@@ -13,12 +13,32 @@ def join_heading(heading_path: tuple[str, ...]) -> str:
     return HEADING_SEPARATOR.join(heading_path)
 
 
+# What a location counts, by format: a line of a text format (Markdown, reST, HTML,
+# AsciiDoc...), a page of a PDF, a cell of a notebook. The order is the stored code - 1.
+LOCATION_UNITS = ("line", "page", "cell")
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where in its file a section (and so each chunk cut from it) starts, so a citation
+    can say where to look: `unit` is one of LOCATION_UNITS, `number` counts from 1."""
+
+    unit: str
+    number: int
+
+    def __post_init__(self) -> None:
+        if self.unit not in LOCATION_UNITS or self.number < 1:
+            raise ValueError(f"bad location: {self.unit} {self.number}")
+
+
 @dataclass(frozen=True, slots=True)
 class Section:
-    """A run of body text under one heading path (e.g. ("Install", "With pip"))."""
+    """A run of body text under one heading path (e.g. ("Install", "With pip")), and
+    where it starts in its file when the format says (None for plain text)."""
 
     heading_path: tuple[str, ...]
     text: str
+    location: Location | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +75,7 @@ class Chunk:
     ordinal: int
     text: str
     tokens: int
+    location: Location | None = None
 
     @property
     def heading(self) -> str:

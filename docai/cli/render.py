@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 from typing import TextIO
 
 from rich.console import Console
@@ -55,7 +56,7 @@ class AnswerPrinter:
 
     def __init__(
         self, out: TextIO, err: TextIO, *, show_thinking: bool, english: bool = False,
-        verbosity: int = 0,
+        verbosity: int = 0, docs: Path | None = None,
     ) -> None:
         self._out = out
         self._err = err
@@ -64,6 +65,8 @@ class AnswerPrinter:
         self._verbosity = verbosity
         self._terminal = out.isatty()
         self._color = wants_color(out)
+        # Sources are hyperlinks to their files on a colour terminal (OSC 8).
+        self._link_root = docs if self._color else None
         self._markdown = (
             MarkdownStream(Console(file=out, force_terminal=True, highlight=False, emoji=False,
                                    markup=False))
@@ -135,7 +138,7 @@ class AnswerPrinter:
         if self.sources:
             self._write("\n" + messages.ANSWER_SOURCES_HEADER + "\n")
             for number, hit in enumerate(self.sources, start=1):
-                label = source_label(hit)
+                label = source_label(hit, docs=self._link_root)
                 self._write(messages.ANSWER_SOURCE_LINE.format(number=number, label=label) + "\n")
         elif self.fallback_source:
             source = display_name(self.fallback_source)

@@ -137,7 +137,8 @@ def ask(question: str, session: Session, *, fresh: bool = False) -> None:
     """
     printer = AnswerPrinter(session.out, sys.stderr, show_thinking=session.show_thinking,
                             english=surely_english(question),
-                            verbosity=session.answerer.settings.verbosity)
+                            verbosity=session.answerer.settings.verbosity,
+                            docs=session.answerer.settings.docs_dir)
     session.last_answer = printer
     recorder = TurnRecorder(question)
     events = session.answerer.answer(question, session.conversation, fresh=fresh)

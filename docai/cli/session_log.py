@@ -147,7 +147,8 @@ def logged_exchange(
 ) -> LoggedExchange:
     """An exchange as the log keeps it: `shown` is the text the user saw (all of it for a
     finished answer, the part before Ctrl-C for an interrupted one)."""
-    sources = tuple(LoggedSource(hit.chunk.source, hit.chunk.heading, hit.chunk.ordinal)
+    sources = tuple(LoggedSource(hit.chunk.source, hit.chunk.heading, hit.chunk.ordinal,
+                                 hit.chunk.location)
                     for hit in turn.sources)
     if not sources and fallback_source:
         sources = (LoggedSource(fallback_source),)

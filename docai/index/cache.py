@@ -43,8 +43,8 @@ from docai.index.sparse import Csr
 
 # Bumped whenever the layout of either file or of the folder changes: a cache written in
 # another layout is reported as such and rebuilt, never misread. (5: generation folders;
-# 6: the counts' column order.)
-FORMAT_VERSION = 6
+# 6: the counts' column order; 7: chunk locations.)
+FORMAT_VERSION = 7
 MANIFEST_NAME = "manifest.json"
 ARRAYS_NAME = "arrays.npz"
 LOCK_NAME = storage.LOCK_NAME
@@ -194,6 +194,8 @@ def save(directory: Path, cached: CachedIndex) -> None:
                 heading_parts=chunks.heading_parts.data,
                 heading_part_offsets=chunks.heading_parts.offsets,
                 heading_offsets=chunks.heading_offsets,
+                location_units=chunks.location_units,
+                location_numbers=chunks.location_numbers,
             ),
         )
         storage.write_atomic(folder / MANIFEST_NAME, lambda handle: handle.write(manifest_bytes))
@@ -277,6 +279,8 @@ def _build_chunks(arrays: dict[str, np.ndarray], files: tuple[FileEntry, ...]) -
                 _array(arrays, "heading_parts"), _array(arrays, "heading_part_offsets")
             ),
             heading_offsets=_array(arrays, "heading_offsets"),
+            location_units=_array(arrays, "location_units"),
+            location_numbers=_array(arrays, "location_numbers"),
         )
     except ValueError as error:
         raise CacheError(messages.CACHE_ARRAYS_CORRUPT) from error

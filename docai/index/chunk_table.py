@@ -20,7 +20,7 @@ from typing import overload
 
 import numpy as np
 
-from docai.records import Chunk
+from docai.records import LOCATION_UNITS, Chunk, Location
 
 # Lossless for every Python str, lone surrogates included (plain UTF-8 refuses them).
 _ERRORS = "surrogatepass"
@@ -97,8 +97,9 @@ class ChunkTable(Sequence[Chunk]):
 
     `sources` lists each source once, in order of first row (as `of`, `join` and `slice`
     make it); `source_ids[i]` is row i's index into it. Chunk i's heading path is
-    `heading_parts[heading_offsets[i]:heading_offsets[i + 1]]`. `source_ids`, `ordinals`
-    and `tokens` are int64 arrays, one item per chunk.
+    `heading_parts[heading_offsets[i]:heading_offsets[i + 1]]`. `source_ids`, `ordinals`,
+    `tokens` and the location columns are int64 arrays, one item per chunk: `location_units`
+    holds 0 for no location, else 1 + the unit's index in `LOCATION_UNITS`.
     """
 
     sources: tuple[str, ...]
@@ -108,14 +109,23 @@ class ChunkTable(Sequence[Chunk]):
     texts: Strings
     heading_parts: Strings
     heading_offsets: np.ndarray
+    location_units: np.ndarray
+    location_numbers: np.ndarray
 
     def __post_init__(self) -> None:
         rows = len(self.texts)
-        for array in (self.source_ids, self.ordinals, self.tokens, self.heading_offsets):
+        for array in (self.source_ids, self.ordinals, self.tokens, self.heading_offsets,
+                      self.location_units, self.location_numbers):
             if array.dtype != np.int64 or array.ndim != 1:
                 raise ValueError("chunk columns must be flat int64 arrays")
-        if not len(self.source_ids) == len(self.ordinals) == len(self.tokens) == rows:
+        if not (len(self.source_ids) == len(self.ordinals) == len(self.tokens)
+                == len(self.location_units) == len(self.location_numbers) == rows):
             raise ValueError("chunk columns of different lengths")
+        if rows and (self.location_units.min() < 0
+                     or self.location_units.max() > len(LOCATION_UNITS)):
+            raise ValueError("chunk location unit out of range")
+        if np.any((self.location_units > 0) & (self.location_numbers < 1)):
+            raise ValueError("chunk location number out of range")
         if rows and (self.source_ids.min() < 0 or self.source_ids.max() >= len(self.sources)):
             raise ValueError("chunk source id out of range")
         _check_offsets(self.heading_offsets, len(self.heading_parts))
@@ -139,6 +149,9 @@ class ChunkTable(Sequence[Chunk]):
             heading_parts=Strings.of(chain.from_iterable(paths)),
             heading_offsets=np.fromiter(accumulate(map(len, paths), initial=0),
                                         dtype=np.int64, count=len(paths) + 1),
+            location_units=_int64([_unit_code(chunk.location) for chunk in chunks]),
+            location_numbers=_int64([chunk.location.number if chunk.location else 0
+                                     for chunk in chunks]),
         )
 
     @classmethod
@@ -162,6 +175,9 @@ class ChunkTable(Sequence[Chunk]):
                 [np.zeros(1, dtype=np.int64)]
                 + [t.heading_offsets[1:] + shift
                    for t, shift in zip(tables, heading_shifts, strict=False)]),
+            location_units=np.concatenate([_int64([])] + [t.location_units for t in tables]),
+            location_numbers=np.concatenate(
+                [_int64([])] + [t.location_numbers for t in tables]),
         )
 
     def slice(self, start: int, stop: int) -> ChunkTable:
@@ -180,6 +196,8 @@ class ChunkTable(Sequence[Chunk]):
             texts=self.texts.slice(start, stop),
             heading_parts=self.heading_parts.slice(int(headings[0]), int(headings[-1])),
             heading_offsets=headings - headings[0],
+            location_units=self.location_units[start:stop],
+            location_numbers=self.location_numbers[start:stop],
         )
 
     def __len__(self) -> int:
@@ -239,6 +257,7 @@ class ChunkTable(Sequence[Chunk]):
             ordinal=int(self.ordinals[row]),
             text=self.texts[row],
             tokens=int(self.tokens[row]),
+            location=_location(int(self.location_units[row]), int(self.location_numbers[row])),
         )
 
     def __iter__(self) -> Iterator[Chunk]:
@@ -246,12 +265,21 @@ class ChunkTable(Sequence[Chunk]):
         parts = iter(self.heading_parts)
         paths = (tuple(islice(parts, size)) for size in np.diff(self.heading_offsets).tolist())
         sources = map(self.sources.__getitem__, self.source_ids.tolist())
+        locations = map(_location, self.location_units.tolist(), self.location_numbers.tolist())
         return map(Chunk, sources, paths, self.ordinals.tolist(), iter(self.texts),
-                   self.tokens.tolist())
+                   self.tokens.tolist(), locations)
 
 
 def _int64(values: Sequence[int]) -> np.ndarray:
     return np.array(values, dtype=np.int64)
+
+
+def _unit_code(location: Location | None) -> int:
+    return 0 if location is None else LOCATION_UNITS.index(location.unit) + 1
+
+
+def _location(unit: int, number: int) -> Location | None:
+    return None if unit == 0 else Location(LOCATION_UNITS[unit - 1], number)
 
 
 def _check_offsets(offsets: np.ndarray, end: int) -> None:

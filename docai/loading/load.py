@@ -8,9 +8,10 @@ from pathlib import Path
 from docai import messages
 from docai.loading.deadline import TimeLimitExceeded, time_limit
 from docai.loading.discover import outside_target
-from docai.loading.formats import parser_for
+from docai.loading.formats import format_for
 from docai.loading.names import display_name, source_name
-from docai.loading.reading import DEFAULT_MAX_BYTES, Unreadable, read_text
+from docai.loading.parsed import Origin, UnusableFile
+from docai.loading.reading import DEFAULT_MAX_BYTES, Unreadable, read_bytes, read_text
 from docai.records import Document, Notice, Skipped
 
 # How long one file may take to parse: this many seconds, plus PARSE_SECONDS_PER_MIB for
@@ -48,28 +49,40 @@ def load_file(
     `parse_time_limit` of the text) is abandoned and the file skipped.
     """
     source = source_name(root, path)
-    parser = parser_for(path)
-    if parser is None:
+    kind = format_for(path)
+    if kind is None:
         unsupported = messages.LOAD_SKIP_UNSUPPORTED.format(suffix=path.suffix)
         return LoadResult(None, Skipped(source, unsupported))
     if not follow_links and (outside := outside_link_reason(root, path)) is not None:
         return LoadResult(None, Skipped(source, outside))
-    read = read_text(path, max_bytes=max_bytes)
-    if isinstance(read, Unreadable):
-        return LoadResult(None, Skipped(source, read.reason))
-    notices = _encoding_notices(source, read.codec, read.encoding_name, read.repaired)
-    seconds = parse_time_limit(len(read.text)) if time_limit_s is None else time_limit_s
+    content: str | bytes
+    notices: tuple[Notice, ...]
+    if kind.binary:
+        read_raw = read_bytes(path, max_bytes=max_bytes)
+        if isinstance(read_raw, Unreadable):
+            return LoadResult(None, Skipped(source, read_raw.reason))
+        content, notices = read_raw, ()
+    else:
+        read = read_text(path, max_bytes=max_bytes)
+        if isinstance(read, Unreadable):
+            return LoadResult(None, Skipped(source, read.reason))
+        content = read.text
+        notices = _encoding_notices(source, read.codec, read.encoding_name, read.repaired)
+    seconds = parse_time_limit(len(content)) if time_limit_s is None else time_limit_s
     try:
         with time_limit(seconds):
-            title, sections = parser(read.text, path.stem)
+            parsed = kind.parse(content, Origin(root, path))
     except RecursionError:  # pathologically deep nesting, e.g. thousands of nested <div>s
         return LoadResult(None, Skipped(source, messages.LOAD_SKIP_TOO_NESTED), notices)
     except TimeLimitExceeded:
         reason = messages.LOAD_SKIP_TOO_SLOW.format(seconds=_seconds(seconds))
         return LoadResult(None, Skipped(source, reason), notices)
-    if not sections:
+    except UnusableFile as unusable:
+        return LoadResult(None, Skipped(source, unusable.reason), notices)
+    notices += tuple(Notice(source, note) for note in parsed.notes)
+    if not parsed.sections:
         return LoadResult(None, Skipped(source, messages.LOAD_SKIP_NO_TEXT), notices)
-    return LoadResult(Document(source, title, sections), None, notices)
+    return LoadResult(Document(source, parsed.title, parsed.sections), None, notices)
 
 
 def outside_link_reason(root: Path, path: Path) -> str | None:

@@ -17,7 +17,7 @@ from docai.loading.html import html_events
 from docai.loading.markdown_blocks import unfold_blocks
 from docai.loading.outline import Block, Heading, build_sections
 from docai.loading.text import parse_text
-from docai.records import Section
+from docai.records import Location, Section
 
 _LIST_INDENT = "  "
 # markdown-it's limit on nested blocks (its default, 20, is reached by a list ten levels
@@ -36,16 +36,30 @@ def parse_markdown(text: str, stem: str) -> tuple[str, tuple[Section, ...]]:
     never body text. Text before the first heading gets the heading path `(title,)`.
     """
     front = split_front_matter(text)
-    tokens = _parser().parse(unfold_blocks(front.body))
+    unfolded = unfold_blocks(front.body)
+    tokens = _parser().parse(unfolded)
     if any(token.level >= MAX_NESTING - 1 for token in tokens):
         # markdown-it stops at its nesting limit and drops everything after that point:
         # only a hostile file nests this deep, and its words are kept as plain text.
         _, sections = parse_text(front.body, front.title or stem)
         return front.title or stem, sections
-    events = _events(tokens)
+    # Lines are the file's when unfolding kept them one for one (no note or tab rewritten,
+    # the usual case); otherwise sections carry no line rather than a wrong one.
+    same_lines = unfolded.count("\n") == front.body.count("\n")
+    first_line = text[: len(text) - len(front.body)].count("\n") + 1 if same_lines else None
+    events = _events(tokens, first_line)
     first_h1 = next((e.text for e in events if isinstance(e, Heading) and e.level == 1), None)
     title = front.title or first_h1 or stem
     return title, build_sections(events, preamble_path=(title,))
+
+
+def parse_markdown_events(text: str) -> list[Heading | Block]:
+    """Headings and blocks of Markdown without front matter (a notebook's Markdown cell);
+    hostile nesting comes back as one plain block."""
+    tokens = _parser().parse(unfold_blocks(text))
+    if any(token.level >= MAX_NESTING - 1 for token in tokens):
+        return [Block(text)]
+    return _events(tokens)
 
 
 def _parser() -> MarkdownIt:
@@ -53,15 +67,22 @@ def _parser() -> MarkdownIt:
     return MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable("table")
 
 
-def _events(tokens: list[Token]) -> list[Heading | Block]:
+def _events(tokens: list[Token], first_line: int | None = None) -> list[Heading | Block]:
+    """Headings and blocks; each located at its line when `first_line` (the line the
+    parsed text starts on in the file) is given."""
     events: list[Heading | Block] = []
     for node in SyntaxTreeNode(tokens).children:
+        location = None
+        if first_line is not None and node.map:
+            location = Location("line", first_line + node.map[0])
         if node.type == "heading":
-            events.append(Heading(int(node.tag[1:]), _inline(node).strip()))
+            events.append(Heading(int(node.tag[1:]), _inline(node).strip(), location))
         elif node.type == "html_block":
-            events.extend(html_events(node.content))
+            events.extend(Block(event.text, location) if isinstance(event, Block)
+                          else Heading(event.level, event.text, location)
+                          for event in html_events(node.content))
         else:
-            events.append(Block(_block(node)))
+            events.append(Block(_block(node), location))
     return events
 
 

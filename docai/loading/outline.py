@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from docai.records import Section
+from docai.records import Location, Section
 
 BLOCK_SEPARATOR = "\n\n"
 
@@ -20,6 +20,7 @@ class Heading:
 
     level: int
     text: str
+    location: Location | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +28,7 @@ class Block:
     """A paragraph-like run of body text (lines inside it are kept as they are)."""
 
     text: str
+    location: Location | None = None
 
 
 def build_sections(
@@ -39,15 +41,19 @@ def build_sections(
     A heading that skips levels (h1 then h3) nests directly under the last shallower one.
     Headings with no body yield no section, yet stay in the path of their children.
     Empty headings are ignored: they would add a blank step to the path.
+    A section's location is its heading's (where a reader sees the path it is cited by),
+    else its first located block's.
     """
     stack: list[Heading] = []
     path = preamble_path
+    location: Location | None = None
     blocks: list[str] = []
     sections: list[Section] = []
 
     def flush() -> None:
         if blocks:
-            sections.append(Section(heading_path=path, text=BLOCK_SEPARATOR.join(blocks)))
+            text = BLOCK_SEPARATOR.join(blocks)
+            sections.append(Section(heading_path=path, text=text, location=location))
             blocks.clear()
 
     for event in events:
@@ -59,7 +65,10 @@ def build_sections(
                 stack.pop()
             stack.append(event)
             path = tuple(h.text for h in stack)
+            location = event.location
         elif text := event.text.strip("\n").rstrip():
+            if not blocks and location is None:
+                location = event.location
             blocks.append(text)
     flush()
     return tuple(sections)

@@ -29,14 +29,7 @@ class Unreadable:
 
 def read_text(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Decoded | Unreadable:
     """Read and decode `path`; files over `max_bytes` are refused before being read."""
-    try:
-        data = _read_bytes(path, max_bytes)
-    except FileNotFoundError:
-        return Unreadable(_missing_reason(path))
-    except PermissionError as error:
-        return Unreadable(messages.LOAD_SKIP_UNREADABLE.format(reason=_describe(error)))
-    except OSError as error:
-        return Unreadable(messages.LOAD_SKIP_READ_ERROR.format(reason=_describe(error)))
+    data = read_bytes(path, max_bytes=max_bytes)
     if isinstance(data, Unreadable):
         return data
     decoded = decode(data, html=path.suffix.lower() in (".html", ".htm"))
@@ -45,6 +38,22 @@ def read_text(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Decoded | Un
     if not decoded.text.strip():
         return Unreadable(messages.LOAD_SKIP_EMPTY)
     return decoded
+
+
+def read_bytes(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes | Unreadable:
+    """The bytes of `path` (PDF, EPUB and notebooks are parsed from bytes), or why not;
+    files over `max_bytes` are refused before being read, empty ones too."""
+    try:
+        data = _read_bytes(path, max_bytes)
+    except FileNotFoundError:
+        return Unreadable(_missing_reason(path))
+    except PermissionError as error:
+        return Unreadable(messages.LOAD_SKIP_UNREADABLE.format(reason=_describe(error)))
+    except OSError as error:
+        return Unreadable(messages.LOAD_SKIP_READ_ERROR.format(reason=_describe(error)))
+    if isinstance(data, bytes) and not data.strip():
+        return Unreadable(messages.LOAD_SKIP_EMPTY)
+    return data
 
 
 def _read_bytes(path: Path, max_bytes: int) -> bytes | Unreadable:

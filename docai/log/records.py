@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from docai.records import Location
+
 
 class Status(StrEnum):
     """How an exchange ended; stored as its value."""
@@ -22,6 +24,7 @@ class LoggedSource:
     source: str
     heading: str = ""
     chunk: int | None = None  # its ordinal in the file, when it was a passage
+    location: Location | None = None  # where in the file (line, page, cell), when known
 
     @property
     def label(self) -> str:

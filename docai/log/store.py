@@ -25,6 +25,7 @@ from docai import messages
 from docai.byte_text import valid_text
 from docai.errors import DocaiError
 from docai.log.records import LoggedExchange, LoggedSource, SessionSummary, Status
+from docai.records import Location
 from docai.settings import APP_NAME
 from docai.text.tokenise import fold_marks
 
@@ -227,15 +228,31 @@ def _like_pattern(text: str) -> str:
 
 
 def _sources_json(sources: Sequence[LoggedSource]) -> str:
-    return json.dumps([{"source": s.source, "heading": s.heading, "chunk": s.chunk}
+    return json.dumps([{"source": s.source, "heading": s.heading, "chunk": s.chunk,
+                        "location": _location_json(s.location)}
                        for s in sources], ensure_ascii=False)
+
+
+def _location_json(location: Location | None) -> dict[str, object] | None:
+    return None if location is None else {"unit": location.unit, "number": location.number}
+
+
+def _location(raw: object) -> Location | None:
+    """A stored location back; anything malformed (another tool's edit) reads as none."""
+    if not isinstance(raw, dict):
+        return None
+    try:
+        return Location(str(raw["unit"]), int(raw["number"]))
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _exchange(row: sqlite3.Row) -> LoggedExchange:
     try:
         raw = json.loads(row["sources"])
         sources = tuple(LoggedSource(str(s["source"]), str(s.get("heading", "")),
-                                     s.get("chunk")) for s in raw)
+                                     s.get("chunk"), _location(s.get("location")))
+                        for s in raw)
     except (ValueError, TypeError, KeyError, AttributeError):
         sources = ()  # a row some other tool edited: the exchange is still worth showing
     return LoggedExchange(

@@ -20,7 +20,8 @@ CACHE_NOT_SAVED = (
     "Indique uma pasta gravável com --cache-dir PASTA ou DOCAI_CACHE_DIR"
 )
 NO_DOCUMENTS = (
-    "a pasta {path} não tem documentos .md, .markdown, .html, .htm ou .txt{found}; "
+    "a pasta {path} não tem documentos (Markdown, HTML, reST, AsciiDoc, notebooks, PDF, EPUB "
+    "ou .txt){found}; "
     "adicione arquivos ou indique outra pasta com --docs PASTA"
 )
 NO_DOCUMENTS_FOUND = " (só arquivos de outros tipos: {kinds})"

@@ -7,7 +7,7 @@ DOCS_MISSING = (
     "a pasta de documentos {path} não existe. Indique outra com --docs PASTA "
     "(ex.: docai --docs ~/meus-docs)"
 )
-DOCS_NOT_A_DIR = "{path} não é uma pasta. Use --docs com uma pasta de arquivos .md/.html/.txt"
+DOCS_NOT_A_DIR = "{path} não é uma pasta. Use --docs com uma pasta de documentos (.md, .rst, .html, .pdf...)"
 DOCS_UNREADABLE = "não consigo ler a pasta {path}: {reason}"
 LOAD_SKIP_EMPTY = "arquivo vazio (ou só espaços em branco); escreva algum texto ou remova-o"
 LOAD_SKIP_NO_TEXT = (
@@ -24,7 +24,7 @@ LOAD_SKIP_NOT_A_FILE = "não é um arquivo comum (é uma pasta, pipe ou disposit
 LOAD_SKIP_UNREADABLE = "sem permissão para ler o arquivo ({reason}); ajuste com chmod +r"
 LOAD_SKIP_READ_ERROR = "erro ao ler o arquivo: {reason}"
 LOAD_SKIP_UNSUPPORTED = (
-    "extensão {suffix!r} não suportada; use .md, .markdown, .html, .htm ou .txt"
+    "extensão {suffix!r} não suportada; use .md, .mdx, .rst, .adoc, .html, .ipynb, .pdf, .epub ou .txt"
 )
 LOAD_SKIP_TOO_NESTED = "marcação aninhada demais para ser lida; simplifique o arquivo"
 LOAD_NOTICE_ENCODING = (
@@ -60,3 +60,26 @@ LOAD_NOTICE_REPAIRED = (
     "UTF-8 com {count} byte(s) inválido(s), lido(s) como Windows-1252 (cp1252); "
     "salve o arquivo em UTF-8 para evitar este aviso"
 )
+
+# --- where a passage lies, as a citation shows it (`guia.rst:120`, `manual.pdf p. 47`) -------
+LOCATION_LABELS = {"line": "{source}:{number}", "page": "{source} p. {number}",
+                   "cell": "{source} célula {number}"}
+
+# --- formats: reST includes, PDF, EPUB, notebooks ------------------------------------------
+LOAD_NOTE_INCLUDE_OUTSIDE = (
+    "include de {target} ignorado: fica fora da pasta de documentos (docai só lê o que está nela)"
+)
+LOAD_NOTE_INCLUDE_MISSING = "include de {target} ignorado: {reason}"
+LOAD_NOTE_INCLUDE_TOO_DEEP = "include de {target} ignorado: includes aninhados demais (ou em ciclo)"
+LOAD_SKIP_PDF_BROKEN = "PDF danificado ou ilegível ({reason}); abra-o e salve de novo, ou remova-o"
+LOAD_SKIP_PDF_ENCRYPTED = "PDF protegido por senha; salve uma cópia sem senha para indexá-lo"
+LOAD_SKIP_PDF_NO_TEXT = (
+    "PDF sem camada de texto (páginas escaneadas, só imagens); docai não faz OCR. "
+    "Passe-o por um OCR (ex.: ocrmypdf) e indexe o resultado"
+)
+LOAD_SKIP_EPUB_BROKEN = "EPUB danificado ({reason}); ele é um zip de capítulos XHTML"
+LOAD_SKIP_EPUB_TOO_BIG = (
+    "EPUB descompactado passaria de {limit} (suspeito de bomba zip); não foi aberto"
+)
+LOAD_SKIP_NOTEBOOK_BROKEN = "notebook Jupyter inválido ({reason}); abra-o no Jupyter e salve de novo"
+LOAD_NOTE_NOTEBOOK_OUTPUTS = "{count} saídas de células (imagens, widgets) não foram indexadas"

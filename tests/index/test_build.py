@@ -298,13 +298,13 @@ def test_skipped_files_are_remembered_with_their_reason(tmp_path: Path) -> None:
 def test_empty_folder_is_not_a_crash(tmp_path: Path) -> None:
     docs = tmp_path / "vazia"
     docs.mkdir()
-    (docs / "notas.pdf").write_bytes(b"%PDF")
+    (docs / "notas.docx").write_bytes(b"%PDF")
     settings = _settings(docs, tmp_path / "cache")
     index, report = open_index(settings)
     assert report.chunks == 0 and report.files == 0
     assert index.search("qualquer coisa", 3) == []
     message = nothing_to_search(report, docs, unsupported_suffixes(docs))
-    assert str(docs) in message and "1 .pdf" in message
+    assert str(docs) in message and "1 .docx" in message
 
 
 @pytest.mark.parametrize("retrieval", ["tfidf", "bm25"])

@@ -6,14 +6,15 @@ import numpy as np
 import pytest
 
 from docai.index.chunk_table import ChunkTable, Strings
-from docai.records import Chunk
+from docai.records import Chunk, Location
 
 CHUNKS = [
-    Chunk("guia/b.md", ("Instalação", "Com pip"), 0, "Instalação > Com pip\npip install", 9),
-    Chunk("guia/b.md", ("Instalação",), 1, "çã ü 日本 😀", 7),
+    Chunk("guia/b.md", ("Instalação", "Com pip"), 0, "Instalação > Com pip\npip install", 9,
+          Location("line", 120)),
+    Chunk("guia/b.md", ("Instalação",), 1, "çã ü 日本 😀", 7, Location("page", 47)),
     Chunk("a.md", (), 0, "", 0),  # no heading path, empty text
     Chunk("a.md", ("", "x\ny"), 1, "lone surrogate \ud800 kept", 3),
-    Chunk("c.md", ("Fim",), 4, "fim", 1),
+    Chunk("c.md", ("Fim",), 4, "fim", 1, Location("cell", 3)),
 ]
 
 
@@ -67,7 +68,8 @@ def test_iteration_decodes_only_what_it_reaches() -> None:
     bad[end - 1] = 0xFF  # invalid UTF-8 in the last text only
     damaged = ChunkTable(table.sources, table.source_ids, table.ordinals, table.tokens,
                          Strings(bad, table.texts.offsets), table.heading_parts,
-                         table.heading_offsets)
+                         table.heading_offsets,
+                   table.location_units, table.location_numbers)
     assert next(chunk for chunk in damaged if chunk.source == "a.md") == CHUNKS[2]
 
 
@@ -85,13 +87,16 @@ def test_columns_of_other_lengths_or_types_are_refused() -> None:
     table = ChunkTable.of(CHUNKS)
     with pytest.raises(ValueError):
         ChunkTable(table.sources, table.source_ids[:-1], table.ordinals, table.tokens,
-                   table.texts, table.heading_parts, table.heading_offsets)
+                   table.texts, table.heading_parts, table.heading_offsets,
+                   table.location_units, table.location_numbers)
     with pytest.raises(ValueError):
         ChunkTable(table.sources, table.source_ids, table.ordinals.astype(np.float64),
-                   table.tokens, table.texts, table.heading_parts, table.heading_offsets)
+                   table.tokens, table.texts, table.heading_parts, table.heading_offsets,
+                   table.location_units, table.location_numbers)
     with pytest.raises(ValueError):
         ChunkTable(table.sources[:1], table.source_ids, table.ordinals, table.tokens,
-                   table.texts, table.heading_parts, table.heading_offsets)
+                   table.texts, table.heading_parts, table.heading_offsets,
+                   table.location_units, table.location_numbers)
 
 
 def test_first_of_finds_a_sources_first_chunk_or_none():

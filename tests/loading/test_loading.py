@@ -42,13 +42,14 @@ def skipped_reason(result: LoadResult) -> str:
 
 
 def test_supported_suffixes_contract() -> None:
-    expected = {".md", ".markdown", ".html", ".htm", ".txt"}
+    expected = {".md", ".markdown", ".mdx", ".html", ".htm", ".xhtml", ".txt", ".rst", ".rest",
+                ".rst.txt", ".rest.txt", ".adoc", ".asciidoc", ".ipynb", ".pdf", ".epub"}
     assert expected == SUPPORTED_SUFFIXES
 
 
 def test_discover_lists_supported_files_in_stable_relative_order(tmp_path: Path) -> None:
     for name in ("z.md", "b/c.txt", "a.md", "b/a.HTML", "b/d/e.markdown", "a/x.htm",
-                 "README.MD", "img.png", "notes.rst", "b/script.py"):
+                 "README.MD", "img.png", "notes.docx", "b/script.py"):
         write(tmp_path, name)
     found = discover(tmp_path)
     assert relative(tmp_path, found) == [
@@ -287,8 +288,8 @@ def test_size_limit_is_a_keyword_argument(tmp_path: Path) -> None:
 
 
 def test_unsupported_suffix_is_skipped(tmp_path: Path) -> None:
-    reason = skipped_reason(load_file(tmp_path, write(tmp_path, "notas.rst", "Título\n====\n")))
-    assert "'.rst'" in reason
+    reason = skipped_reason(load_file(tmp_path, write(tmp_path, "notas.docx", "Título\n====\n")))
+    assert "'.docx'" in reason
 
 
 def test_pathologically_nested_html_is_skipped_not_raised(tmp_path: Path) -> None:

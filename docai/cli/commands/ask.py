@@ -35,7 +35,8 @@ def run(settings: Settings, words: Sequence[str]) -> int:
     backend = make_backend(settings)  # a bad --backend/--base-url fails before indexing
     opened = open_retrieval(settings, sys.stderr)
     printer = AnswerPrinter(sys.stdout, sys.stderr, show_thinking=settings.show_thinking,
-                            english=surely_english(question), verbosity=settings.verbosity)
+                            english=surely_english(question), verbosity=settings.verbosity,
+                            docs=settings.docs_dir)
     answerer = Answerer(opened.index, backend, settings, dense=opened.dense)
     log = SessionLog.open(settings, warn=lambda line: print(line, file=sys.stderr))
     recorder = TurnRecorder(question)

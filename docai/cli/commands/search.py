@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from docai import messages
-from docai.cli.passages import snippet
+from docai.cli.passages import located, location_json, snippet
 from docai.cli.startup import dense_coverage, open_retrieval
 from docai.cli.terminal_text import json_text, one_line
 from docai.errors import DocaiError
@@ -63,6 +63,7 @@ def as_json(query: str, hits: list[Hit]) -> dict[str, Any]:
                 "text": hit.chunk.text,
                 "score": float(hit.score),
                 "chunk": hit.chunk.ordinal,
+                "location": location_json(hit.chunk),
             }
             for hit in hits
         ],
@@ -78,7 +79,7 @@ def _human(query: str, hits: list[Hit], *, header: bool, first: bool) -> str:
         lines.append(messages.SEARCH_NO_RESULTS.format(query=echoed))
     for rank, hit in enumerate(hits, start=1):
         chunk = hit.chunk
-        source = display_name(chunk.source)
+        source = located(display_name(chunk.source), chunk.location)
         lines.append(
             messages.SEARCH_HIT.format(
                 rank=rank, score=hit.score, source=source,

@@ -1,0 +1,53 @@
+"""What a parser is given (`Origin`) and what it returns (`Parsed`), for every format.
+
+Text formats parse decoded text; PDF, EPUB and notebooks parse bytes. Either way a parser
+may also need to know where the file lies (a reST include is read relative to it and only
+inside the docs folder), and may have something to tell the user about a file it still
+used (an include it refused): `notes`, shown as notices naming the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from docai.records import Section
+
+# Suffixes made of two parts: Sphinx ships its sources as `page.rst.txt`.
+DOUBLE_SUFFIXES = (".rst.txt", ".rest.txt")
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """The file being parsed: `path` inside the docs folder `root` (both as given)."""
+
+    root: Path
+    path: Path
+
+    @property
+    def stem(self) -> str:
+        """The file name without its format's suffix (`index.rst.txt` -> `index`)."""
+        name = self.path.name
+        lowered = name.lower()
+        for suffix in DOUBLE_SUFFIXES:
+            if lowered.endswith(suffix) and len(name) > len(suffix):
+                return name[: -len(suffix)]
+        return self.path.stem
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A parsed file: its title, its sections, and pt-BR notes about parts left out."""
+
+    title: str
+    sections: tuple[Section, ...]
+    notes: tuple[str, ...] = ()
+
+
+class UnusableFile(Exception):
+    """A file its parser cannot use, with the pt-BR reason the user is shown (a PDF with
+    no text layer, a damaged EPUB): the file is skipped, the others go on."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason

@@ -1,0 +1,184 @@
+"""PDF -> sections, one or more per page, read with PDFium (pypdfium2).
+
+What is read: each page's text layer in reading order as PDFium gives it; the outline
+(bookmarks) as the heading path, an entry taking effect where its title appears on its
+page (else at the top of that page); the document's Title metadata as its title.
+What is changed: words hyphenated across a line end are joined ("configu-\\nration" ->
+"configuration") when the next line goes on in lower case; a line that opens or closes
+most pages (a running header, a footer, a page number, compared with digits ignored) is
+dropped.
+What is not read: images (no OCR: a PDF without a text layer is skipped with that
+reason), annotations, form fields, attachments. Tables and columns come out as PDFium
+orders their text. A password-protected or damaged PDF is skipped with its reason.
+Every section is cited by its page (`manual.pdf p. 47`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from docai import messages
+from docai.loading.parsed import Origin, Parsed, UnusableFile
+from docai.records import Location, Section
+
+# A line ending in a hyphen (or a soft hyphen) before a lower-case letter; PDFium marks a
+# hyphen it found at a line end with U+FFFE (and may have joined the lines itself).
+_HYPHENATED = re.compile(r"(\w)(?:[-\u00ad\x02]\n|\ufffe\n?)(?=[a-zà-ÿ])")
+_LINE_END_HYPHEN = "\ufffe"
+_DIGITS = re.compile(r"\d+")
+# How many lines at each end of a page may be running headers or footers, and on what
+# share of pages a line must repeat there to count as one (only with this many pages).
+_EDGE_LINES = 2
+_REPEATED_SHARE = 0.5
+_MIN_PAGES_FOR_REPEATS = 4
+# Outline entries beyond this are ignored (a hostile outline can list millions).
+_MAX_OUTLINE = 10_000
+# Below this many letters in the whole file, there is no text layer to speak of.
+_MIN_LETTERS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    level: int
+    title: str
+    page: int
+
+
+def parse_pdf(data: bytes, origin: Origin) -> Parsed:
+    import pypdfium2 as pdfium
+
+    try:
+        document = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as error:
+        if "password" in str(error).lower():
+            raise UnusableFile(messages.LOAD_SKIP_PDF_ENCRYPTED) from error
+        raise UnusableFile(messages.LOAD_SKIP_PDF_BROKEN.format(reason=str(error))) from error
+    try:
+        pages = [_page_text(document, index) for index in range(len(document))]
+        outline = _outline(document, len(pages))
+        title = _metadata_title(document) or origin.stem
+    except pdfium.PdfiumError as error:
+        raise UnusableFile(messages.LOAD_SKIP_PDF_BROKEN.format(reason=str(error))) from error
+    finally:
+        document.close()
+    if sum(1 for page in pages for char in page if char.isalpha()) < _MIN_LETTERS:
+        raise UnusableFile(messages.LOAD_SKIP_PDF_NO_TEXT)
+    pages = drop_repeated_edges(pages)
+    return Parsed(title, page_sections(pages, outline, title))
+
+
+def _page_text(document: object, index: int) -> str:
+    page = document[index]  # type: ignore[index]
+    try:
+        textpage = page.get_textpage()
+        try:
+            text = textpage.get_text_range()
+        finally:
+            textpage.close()
+    finally:
+        page.close()
+    return clean_page(text)
+
+
+def clean_page(text: str) -> str:
+    """One page's text: line ends unified, hyphenation across lines undone, blanks trimmed."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    text = _HYPHENATED.sub(r"\1", text).replace(_LINE_END_HYPHEN, "-")
+    lines = [line.rstrip() for line in text.split("\n")]
+    return "\n".join(lines).strip("\n")
+
+
+def drop_repeated_edges(pages: list[str]) -> list[str]:
+    """Pages without the lines that open or close most of them (headers, footers, page
+    numbers), compared with their digits ignored ("Page 3 of 9" is "Page # of #")."""
+    if len(pages) < _MIN_PAGES_FOR_REPEATS:
+        return pages
+    seen: Counter[str] = Counter()
+    for page in pages:
+        seen.update({_shape(line) for line in _edges(page)})
+    threshold = _REPEATED_SHARE * len(pages)
+    repeated = {shape for shape, count in seen.items() if count >= threshold and shape}
+    if not repeated:
+        return pages
+    cleaned = []
+    for page in pages:
+        lines = page.split("\n")
+        edge = set(range(_EDGE_LINES)) | set(range(len(lines) - _EDGE_LINES, len(lines)))
+        kept = [line for number, line in enumerate(lines)
+                if not (number in edge and _shape(line) in repeated)]
+        cleaned.append("\n".join(kept).strip("\n"))
+    return cleaned
+
+
+def _edges(page: str) -> list[str]:
+    lines = [line for line in page.split("\n") if line.strip()]
+    return lines[:_EDGE_LINES] + lines[-_EDGE_LINES:]
+
+
+def _shape(line: str) -> str:
+    return " ".join(_DIGITS.sub("#", line).split()).casefold()
+
+
+def page_sections(pages: list[str], outline: list[_Entry], title: str) -> tuple[Section, ...]:
+    """Each page's text under the outline path in force, split where an entry's title
+    appears on its page; every piece cited by its page number."""
+    starts: dict[int, list[_Entry]] = {}
+    for entry in outline:
+        starts.setdefault(entry.page, []).append(entry)
+    stack: list[_Entry] = []
+    sections: list[Section] = []
+
+    def path() -> tuple[str, ...]:
+        return tuple(entry.title for entry in stack) or (title,)
+
+    for number, text in enumerate(pages):
+        location = Location("page", number + 1)
+        cursor = 0
+        for entry in starts.get(number, []):
+            found = _find_title(text, entry.title, cursor)
+            if found > cursor and text[cursor:found].strip():
+                sections.append(Section(path(), text[cursor:found].strip("\n"), location))
+            cursor = max(cursor, found)
+            while stack and stack[-1].level >= entry.level:
+                stack.pop()
+            stack.append(entry)
+        if text[cursor:].strip():
+            sections.append(Section(path(), text[cursor:].strip("\n"), location))
+    return tuple(sections)
+
+
+def _find_title(text: str, title: str, start: int) -> int:
+    """Where the line holding `title` begins in `text` (from `start`), else `start`."""
+    words = title.split()
+    if not words:
+        return start
+    pattern = r"\s+".join(re.escape(word) for word in words)
+    match = re.compile(pattern, re.IGNORECASE).search(text, start)
+    if match is None:
+        return start
+    return text.rfind("\n", start, match.start()) + 1 or start
+
+
+def _outline(document: object, page_count: int) -> list[_Entry]:
+    entries: list[_Entry] = []
+    for item in document.get_toc(max_depth=16):  # type: ignore[attr-defined]
+        if len(entries) >= _MAX_OUTLINE:
+            break
+        destination = item.get_dest()
+        page = destination.get_index() if destination is not None else None
+        title = " ".join((item.get_title() or "").split())
+        if page is None or not 0 <= page < page_count or not title:
+            continue
+        entries.append(_Entry(int(item.level) + 1, title, int(page)))
+    # PDFium lists entries in outline order; a citation needs them in page order.
+    return sorted(entries, key=lambda entry: entry.page)
+
+
+def _metadata_title(document: object) -> str:
+    try:
+        value = document.get_metadata_value("Title")  # type: ignore[attr-defined]
+    except (KeyError, ValueError):
+        return ""
+    return " ".join(str(value or "").split())

@@ -1,0 +1,248 @@
+"""reStructuredText (and Sphinx sources, `.rst.txt`) -> sections, from docutils' tree.
+
+docutils parses the page (with Sphinx's directives as stand-ins, `rest_directives.py`);
+the tree is then read as a reader sees the rendered page:
+- section titles become the heading path, and each section's location is its title's line;
+- Sphinx roles docutils does not know (`:func:`~pkg.name``, `:ref:`text <label>``,
+  `:doc:`...) become the text Sphinx shows (`name`, `text`); unresolved references keep
+  their words;
+- every docutils error or info message is dropped (none of its text reaches a passage);
+  a directive nobody registered keeps its body as text, without its options;
+- comments, substitution definitions, targets, raw blocks and `contents` are dropped.
+No file is read but the page and the includes `rest_directives` allows; docutils'
+configuration files are ignored (`_disable_config`), and its file insertion (`raw`
+`:file:`, `csv-table` `:url:`) is off.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from docutils import nodes
+
+from docai.loading.outline import Block, Heading, build_sections
+from docai.loading.parsed import Origin, Parsed
+from docai.records import Location
+
+# `:role:`text``, `:dom:role:`text``, `text`_ and `text`__: what docutils leaves as a
+# "problematic" node when the role or the target is unknown.
+_ROLE = re.compile(r"\A(?::[\w.+:-]+:)?`(?P<body>.*)`(?::[\w.+:-]+:)?_{0,2}\Z", re.DOTALL)
+_TITLED = re.compile(r"\A(?P<title>.+?)\s*<[^<>]+>\Z", re.DOTALL)
+_BARE_REFERENCE = re.compile(r"\A(?P<body>[\w.-]+)_{1,2}\Z")
+# An unknown directive's source, as docutils quotes it in its error message.
+_DIRECTIVE_START = re.compile(r"\A\.\.\s+[\w:.+-]+::[^\n]*\n?")
+_OPTION_LINE = re.compile(r"\A\s*:[\w-]+:")
+_SKIPPED_NODES = (
+    nodes.comment, nodes.substitution_definition, nodes.target, nodes.raw, nodes.pending,
+    nodes.Invisible,
+)
+_ADMONITION_TITLES = {
+    "attention": "Attention", "caution": "Caution", "danger": "Danger", "error": "Error",
+    "hint": "Hint", "important": "Important", "note": "Note", "tip": "Tip",
+    "warning": "Warning",
+}
+
+
+@dataclass
+class IncludeContext:
+    """What the include directive needs per parse (carried in docutils' settings): the
+    docs folder, the page's folder, the include depth, and the notes it leaves."""
+
+    root: Path
+    folder: Path
+    depth: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def parse_rest(text: str, origin: Origin) -> Parsed:
+    """Title (the first top-level section title, else the file stem) and sections."""
+    from docutils.core import publish_doctree
+
+    from docai.loading import rest_directives
+
+    rest_directives.register()
+    context = IncludeContext(root=origin.root, folder=origin.path.parent)
+    document = publish_doctree(
+        text,
+        source_path=str(origin.path.absolute()),
+        settings_overrides={
+            "_disable_config": True,
+            "report_level": 5,
+            "halt_level": 5,
+            "warning_stream": io.StringIO(),
+            "file_insertion_enabled": False,
+            "raw_enabled": False,
+            "doctitle_xform": False,
+            "sectsubtitle_xform": False,
+            "input_encoding": "unicode",
+            "line_length_limit": 100_000,
+            "syntax_highlight": "none",
+            "docai_context": context,
+        },
+    )
+    events = list(_events(document, level=0, source=str(origin.path.absolute())))
+    first_title = next((e.text for e in events if isinstance(e, Heading)), None)
+    title = first_title or origin.stem
+    return Parsed(title, build_sections(events, preamble_path=(title,)), tuple(context.notes))
+
+
+def _events(node: nodes.Element, level: int, source: str) -> Iterator[Heading | Block]:
+    for child in node.children:
+        if isinstance(child, nodes.section):
+            title = next((c for c in child.children if isinstance(c, nodes.title)), None)
+            text = " ".join(_inline(title).split()) if title is not None else ""
+            yield Heading(min(level + 1, 6), text, _location(child, source, title=True))
+            yield from _events(child, level + 1, source)
+        elif isinstance(child, nodes.Element):
+            yield from _blocks(child, source)
+
+
+def _blocks(node: nodes.Element, source: str) -> Iterator[Block]:
+    """The text blocks of one body element (recursing into containers)."""
+    if isinstance(node, nodes.system_message):
+        if (body := _unknown_directive_body(node)) is not None:
+            yield Block(body, _location(node, source))
+        return
+    if isinstance(node, (*_SKIPPED_NODES, nodes.title)):
+        return
+    if isinstance(node, nodes.topic) and "contents" in node.get("classes", ()):
+        return
+    location = _location(node, source)
+    if isinstance(node, (nodes.paragraph, nodes.rubric, nodes.caption, nodes.attribution)):
+        yield Block(_inline(node).strip(), location)
+    elif isinstance(node, (nodes.literal_block, nodes.doctest_block)):
+        yield Block(node.astext().rstrip("\n"), location)
+    elif isinstance(node, nodes.line_block):
+        yield Block("\n".join(_inline(line) for line in node.findall(nodes.line)), location)
+    elif isinstance(node, (nodes.bullet_list, nodes.enumerated_list)):
+        yield Block(_list(node), location)
+    elif isinstance(node, nodes.definition_list):
+        yield Block(_definitions(node), location)
+    elif isinstance(node, nodes.field_list):
+        yield Block(_fields(node), location)
+    elif isinstance(node, nodes.option_list):
+        yield Block(" ".join(node.astext().split()), location)
+    elif isinstance(node, nodes.table):
+        yield Block(_table(node), location)
+    elif isinstance(node, nodes.image):
+        return
+    else:
+        if isinstance(node, nodes.Admonition):
+            label = _ADMONITION_TITLES.get(node.tagname, "")
+            if label:
+                yield Block(label + ":", location)
+        for child in node.children:
+            if isinstance(child, nodes.title):
+                yield Block(_inline(child).strip(), location)
+            elif isinstance(child, nodes.Element):
+                yield from _blocks(child, source)
+            elif isinstance(child, nodes.Text) and child.strip():
+                yield Block(str(child).strip(), location)
+
+
+def _inline(node: nodes.Node) -> str:
+    """Inline text as the rendered page shows it; unknown roles and references by their
+    words (`_role_text`), footnote references and inline system messages dropped."""
+    if isinstance(node, nodes.Text):
+        return str(node)
+    if isinstance(node, (nodes.system_message, nodes.footnote_reference,
+                         nodes.citation_reference, nodes.substitution_definition)):
+        return ""
+    if isinstance(node, nodes.problematic):
+        return _role_text(node.astext())
+    if isinstance(node, nodes.Element):
+        return "".join(_inline(child) for child in node.children)
+    return ""
+
+
+def _role_text(raw: str) -> str:
+    """`:func:`~pkg.mod.name`` -> `name`, `:ref:`Text <label>`` -> `Text`, `word`_ -> `word`."""
+    match = _ROLE.match(raw) or _BARE_REFERENCE.match(raw)
+    if match is None:
+        return raw
+    body = match["body"]
+    titled = _TITLED.match(body)
+    if titled:
+        return titled["title"]
+    if body.startswith("~"):
+        return body[1:].rsplit(".", 1)[-1]
+    return body.lstrip("!")
+
+
+def _unknown_directive_body(message: nodes.system_message) -> str | None:
+    """An unregistered directive's body, without its first line and options; None for any
+    other message (they hold docutils' own words, never the page's)."""
+    quoted = [child for child in message.children if isinstance(child, nodes.literal_block)]
+    if not quoted:
+        return None
+    raw = quoted[0].astext()
+    start = _DIRECTIVE_START.match(raw)
+    if start is None:
+        return None
+    lines = raw[start.end():].split("\n")
+    while lines and _OPTION_LINE.match(lines[0]):
+        lines.pop(0)
+    body = "\n".join(line.strip() for line in lines).strip()
+    return body or None
+
+
+def _list(node: nodes.Element) -> str:
+    lines = []
+    for number, item in enumerate(node.children, 1):
+        marker = f"{number}. " if isinstance(node, nodes.enumerated_list) else "- "
+        text = "\n".join(block.text for child in item.children if isinstance(child, nodes.Element)
+                         for block in _blocks(child, "") if block.text)
+        first, *rest = text.split("\n") if text else [""]
+        lines.append(marker + first)
+        lines.extend("  " + line if line else line for line in rest)
+    return "\n".join(lines)
+
+
+def _definitions(node: nodes.Element) -> str:
+    parts = []
+    for item in node.children:
+        if not isinstance(item, nodes.Element):
+            continue
+        terms = [" ".join(_inline(child).split()) for child in item.children
+                 if isinstance(child, (nodes.term, nodes.classifier))]
+        body = [block.text for child in item.children if isinstance(child, nodes.definition)
+                for grand in child.children if isinstance(grand, nodes.Element)
+                for block in _blocks(grand, "") if block.text]
+        parts.append(" : ".join(terms) + ("\n" + "\n".join(body) if body else ""))
+    return "\n".join(parts)
+
+
+def _fields(node: nodes.Element) -> str:
+    lines = []
+    for item in node.findall(nodes.field):
+        name = next((_inline(c) for c in item.children if isinstance(c, nodes.field_name)), "")
+        body = next((c.astext() for c in item.children if isinstance(c, nodes.field_body)), "")
+        lines.append(f"{name}: {' '.join(body.split())}")
+    return "\n".join(lines)
+
+
+def _table(node: nodes.Element) -> str:
+    rows = []
+    for row in node.findall(nodes.row):
+        cells = [" ".join(_inline(entry).split()) for entry in row.children
+                 if isinstance(entry, nodes.entry)]
+        rows.append(" | ".join(cells))
+    return "\n".join(rows)
+
+
+def _location(node: nodes.Element, source: str, *, title: bool = False) -> Location | None:
+    """The 1-based line `node` starts on in the page itself (None inside an include).
+
+    docutils gives a section the line of its title's underline, hence `title`."""
+    if node.source is not None and node.source != source:
+        return None
+    line = node.line
+    if line is None:
+        return None
+    if title:
+        line -= 1
+    return Location("line", max(line, 1))
