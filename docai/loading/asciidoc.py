@@ -193,6 +193,10 @@ def _include(reader: _Reader, target: str, path: Path, depth: int) -> None:
     if not inside:
         reader.notes.append(messages.LOAD_NOTE_INCLUDE_OUTSIDE.format(target=shown))
         return
+    if not resolved.is_file():
+        reader.notes.append(messages.LOAD_NOTE_INCLUDE_MISSING.format(
+            target=shown, reason=messages.LOAD_INCLUDE_NOT_FOUND))
+        return
     read = read_text(resolved, max_bytes=MAX_INCLUDE_BYTES)
     if isinstance(read, Unreadable):
         reader.notes.append(messages.LOAD_NOTE_INCLUDE_MISSING.format(

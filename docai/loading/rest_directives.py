@@ -147,6 +147,10 @@ class _Include(Directive):
         if not inside:
             context.notes.append(messages.LOAD_NOTE_INCLUDE_OUTSIDE.format(target=shown))
             return []
+        if not resolved.is_file():
+            context.notes.append(messages.LOAD_NOTE_INCLUDE_MISSING.format(
+                target=shown, reason=messages.LOAD_INCLUDE_NOT_FOUND))
+            return []
         read = read_text(resolved, max_bytes=MAX_INCLUDE_BYTES)
         if isinstance(read, Unreadable):
             context.notes.append(

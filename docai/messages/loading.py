@@ -70,6 +70,7 @@ LOAD_NOTE_INCLUDE_OUTSIDE = (
     "include de {target} ignorado: fica fora da pasta de documentos (docai só lê o que está nela)"
 )
 LOAD_NOTE_INCLUDE_MISSING = "include de {target} ignorado: {reason}"
+LOAD_INCLUDE_NOT_FOUND = "não existe na pasta de documentos"
 LOAD_NOTE_INCLUDE_TOO_DEEP = "include de {target} ignorado: includes aninhados demais (ou em ciclo)"
 LOAD_SKIP_PDF_BROKEN = "PDF danificado ou ilegível ({reason}); abra-o e salve de novo, ou remova-o"
 LOAD_SKIP_PDF_ENCRYPTED = "PDF protegido por senha; salve uma cópia sem senha para indexá-lo"
@@ -82,4 +83,3 @@ LOAD_SKIP_EPUB_TOO_BIG = (
     "EPUB descompactado passaria de {limit} (suspeito de bomba zip); não foi aberto"
 )
 LOAD_SKIP_NOTEBOOK_BROKEN = "notebook Jupyter inválido ({reason}); abra-o no Jupyter e salve de novo"
-LOAD_NOTE_NOTEBOOK_OUTPUTS = "{count} saídas de células (imagens, widgets) não foram indexadas"

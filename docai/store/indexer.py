@@ -238,7 +238,7 @@ def _write_file(
         "FROM generate_series(1, %s)", (len(chunks),))]
     with conn.cursor().copy(
         "COPY docai_chunks (id, generation_id, file_id, source, ordinal, heading_path, text, "
-        "tokens, length, term_ids, term_counts) FROM STDIN"
+        "tokens, length, term_ids, term_counts, location_unit, location_number) FROM STDIN"
     ) as copy:
         for row, (chunk_id, chunk, length) in enumerate(zip(chunk_ids, chunks, lengths,
                                                             strict=True)):
@@ -247,7 +247,9 @@ def _write_file(
             order = np.argsort(ids)
             copy.write_row((chunk_id, generation, file_id, chunk.source, chunk.ordinal,
                             list(chunk.heading_path), chunk.text, chunk.tokens, length,
-                            ids[order].tolist(), block.data[start:end][order].tolist()))
+                            ids[order].tolist(), block.data[start:end][order].tolist(),
+                            *((chunk.location.unit, chunk.location.number) if chunk.location
+                              else (None, None))))
     frequency: dict[int, int] = {}
     with conn.cursor().copy(
         "COPY docai_postings (generation_id, term_id, chunk_id, file_id, count, length) "

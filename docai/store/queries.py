@@ -15,7 +15,7 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
-from docai.records import Chunk
+from docai.records import LOCATION_UNITS, Chunk, Location
 from docai.store.arrays import numpy_cursor
 from docai.store.schema import hnsw_index_name
 
@@ -118,12 +118,12 @@ def candidate_ids(
 
 
 CANDIDATE_CHUNKS = """
-SELECT id, source, ordinal, heading_path, text, tokens, term_ids, term_counts
-FROM docai_chunks WHERE id = ANY(%s)
+SELECT id, source, ordinal, heading_path, text, tokens, location_unit, location_number,
+term_ids, term_counts FROM docai_chunks WHERE id = ANY(%s)
 """
 CHUNKS_AT_ROWS = """
-SELECT id, source, ordinal, heading_path, text, tokens, term_ids, term_counts, pack_row
-FROM docai_chunks WHERE generation_id = %s AND pack_row = ANY(%s)
+SELECT id, source, ordinal, heading_path, text, tokens, location_unit, location_number,
+term_ids, term_counts, pack_row FROM docai_chunks WHERE generation_id = %s AND pack_row = ANY(%s)
 """
 
 # Terms read as three arrays in one row: a few thousand terms loaded in C, not as rows
@@ -163,8 +163,10 @@ def _chunks(
     chunks: dict[int, Chunk] = {}
     at_row: dict[int, int] = {}
     parts = []
-    for chunk_id, source, ordinal, heading, text, tokens, term_ids, counts, *row in found:
-        chunks[int(chunk_id)] = Chunk(source, tuple(heading), int(ordinal), text, int(tokens))
+    for (chunk_id, source, ordinal, heading, text, tokens, unit, number, term_ids, counts,
+         *row) in found:
+        chunks[int(chunk_id)] = Chunk(source, tuple(heading), int(ordinal), text, int(tokens),
+                                      stored_location(unit, number))
         if row:
             at_row[int(row[0])] = int(chunk_id)
         parts.append((np.full(len(term_ids), chunk_id, dtype=np.int64),
@@ -238,11 +240,21 @@ def chunk_at(conn: psycopg.Connection[Any], generation: int, source: str,
         (generation, source, ordinal)).fetchone())
 
 
-_CHUNK_COLUMNS = "source, heading_path, ordinal, text, tokens"
+_CHUNK_COLUMNS = "source, heading_path, ordinal, text, tokens, location_unit, location_number"
 
 
 def _chunk(row: tuple[Any, ...] | None) -> Chunk | None:
-    return Chunk(row[0], tuple(row[1]), int(row[2]), row[3], int(row[4])) if row else None
+    if not row:
+        return None
+    return Chunk(row[0], tuple(row[1]), int(row[2]), row[3], int(row[4]),
+                 stored_location(row[5], row[6]))
+
+
+def stored_location(unit: Any, number: Any) -> Location | None:
+    """A chunk's stored location; a missing or malformed one (a foreign row) is none."""
+    if unit not in LOCATION_UNITS or not isinstance(number, int) or number < 1:
+        return None
+    return Location(unit, number)
 
 
 def embedded_chunks(conn: psycopg.Connection[Any], generation: int, embedder: str) -> int:

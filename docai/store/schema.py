@@ -34,7 +34,7 @@ from docai import messages
 from docai.redaction import redact_url
 from docai.store.errors import StoreError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # Serialises schema creation between processes (an arbitrary constant of docai's).
 SCHEMA_LOCK_KEY = 0x646F6361_69000001
 
@@ -148,6 +148,11 @@ CREATE TABLE docai_packs (
     PRIMARY KEY (generation_id, term_id)
 );
 ALTER TABLE docai_packs ALTER COLUMN postings SET STORAGE EXTERNAL;
+""",
+    2: """
+-- where each chunk starts in its file (a line, a page, a notebook cell), for citations
+ALTER TABLE docai_chunks ADD COLUMN location_unit text;
+ALTER TABLE docai_chunks ADD COLUMN location_number integer;
 """,
 }
 

@@ -48,7 +48,7 @@ def test_json_output_is_one_object_with_the_documented_schema(
     payload = json.loads(done.stdout)  # nothing but that one object on stdout
     assert payload["query"] == "onde fica o cache do índice"
     best = payload["results"][0]
-    assert set(best) == {"source", "heading", "text", "score", "chunk"}
+    assert set(best) == {"source", "heading", "text", "score", "chunk", "location"}
     assert best["source"] == "guia/cache.html"
     assert best["heading"] == "Cache > Onde fica"
     assert "DOCAI_CACHE_DIR" in best["text"]

@@ -1,0 +1,303 @@
+"""Each format read by its structure, through real files the tests write: reST (Sphinx
+roles and directives), PDF, notebooks, EPUB, MDX and AsciiDoc; and each hostile case
+(a broken PDF, an EPUB zip bomb, 10k-deep reST nesting, an include outside the folder)
+is one reason naming the file, never a crash, a hang or a read outside the folder."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+
+from docai.loading import load_file
+from docai.loading.load import LoadResult
+from docai.records import Document, Location
+from tests.loading.epub_maker import make_epub
+from tests.loading.pdf_maker import make_pdf
+
+
+def load(root: Path, name: str, content: str | bytes) -> LoadResult:
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    return load_file(root, path)
+
+
+def document(result: LoadResult) -> Document:
+    assert result.skipped is None, result.skipped
+    assert result.document is not None
+    return result.document
+
+
+def reason(result: LoadResult) -> str:
+    assert result.document is None and result.skipped is not None
+    return result.skipped.reason
+
+
+SPHINX_PAGE = """\
+Installation
+============
+
+Use :func:`~flask.Flask.run` or :ref:`the CLI <cli>`; see :doc:`/tutorial/index`
+and :unknownrole:`odd text`.
+
+.. toctree::
+   :maxdepth: 2
+
+   quickstart
+   tutorial
+
+.. versionadded:: 2.0
+   Async views.
+
+.. note::
+
+   Python 3.8 or newer.
+
+With pip
+--------
+
+.. code-block:: sh
+   :caption: shell
+
+   $ pip install Flask
+
+.. autofunction:: flask.url_for
+
+.. somecustomdirective:: arg
+   :someoption: 1
+
+   Custom body words.
+"""
+
+
+def test_sphinx_rest_reads_as_its_html_page_does(tmp_path: Path) -> None:
+    doc = document(load(tmp_path, "docs/install.rst", SPHINX_PAGE))
+    assert doc.title == "Installation"
+    text = "\n".join(section.text for section in doc.sections)
+    for shown in ("Use run or the CLI", "/tutorial/index", "odd text", "Async views",
+                  "Note:", "Python 3.8 or newer", "$ pip install Flask", "flask.url_for",
+                  "Custom body words"):
+        assert shown in text, shown
+    for hidden in (":func:", ":ref:", "toctree", "maxdepth", "quickstart", "caption",
+                   "somecustomdirective", "someoption", "Unknown", "directive", "ERROR"):
+        assert hidden not in text, hidden
+    paths = [section.heading_path for section in doc.sections]
+    assert paths == [("Installation",), ("Installation", "With pip")]
+    assert [section.location for section in doc.sections] == [
+        Location("line", 1), Location("line", 20)]
+
+
+def test_sphinx_sources_suffix_is_rest(tmp_path: Path) -> None:
+    doc = document(load(tmp_path, "_sources/install.rst.txt", SPHINX_PAGE))
+    assert doc.sections[0].heading_path == ("Installation",)
+    assert ":func:" not in doc.sections[0].text
+
+
+def test_include_inside_the_folder_is_read(tmp_path: Path) -> None:
+    (tmp_path / "parts").mkdir()
+    (tmp_path / "parts" / "common.rst").write_text("Shared paragraph about tokens.\n")
+    doc = document(load(tmp_path, "page.rst", "Page\n====\n\n.. include:: parts/common.rst\n"))
+    assert "Shared paragraph about tokens." in doc.sections[0].text
+
+
+def test_include_outside_the_folder_is_one_notice_and_never_read(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.rst"
+    secret.write_text("TOP SECRET WORDS\n")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in (("a.rst", "A\n=\n\nbody\n\n.. include:: ../secret.rst\n"),
+                       ("b.rst", f"B\n=\n\nbody\n\n.. include:: {secret}\n"),
+                       ("c.adoc", "= C\n\nbody\n\ninclude::../secret.rst[]\n")):
+        result = load(docs, name, text)
+        doc = document(result)
+        assert all("SECRET" not in section.text for section in doc.sections)
+        assert len(result.notices) == 1
+        assert "secret.rst" in result.notices[0].message
+        # An absolute include path is the docs folder's (Sphinx's rule): it is not there.
+        expected = "não existe" if name == "b.rst" else "fora da pasta"
+        assert expected in result.notices[0].message
+
+
+def test_an_include_cycle_stops(tmp_path: Path) -> None:
+    result = load(tmp_path, "loop.rst", "Loop\n====\n\nwords\n\n.. include:: loop.rst\n")
+    assert "words" in document(result).sections[0].text
+    assert result.notices and "aninhados demais" in result.notices[0].message
+
+
+def test_ten_thousand_deep_rest_nesting_is_a_reason_not_a_crash(tmp_path: Path) -> None:
+    result = load(tmp_path, "deep.rst", "T\n=\n\n" + "- " * 10_000 + "fundo\n")
+    assert "aninhada" in reason(result)
+
+
+PAGE_WORDS = ["alpha", "beta", "gamma", "delta", "epsilon"]
+
+
+def manual_pages() -> list[list[str]]:
+    pages = []
+    for number, word in enumerate(PAGE_WORDS, 1):
+        pages.append(["ACME Widget Manual", f"Chapter about {word} and the configu-",
+                      f"ration of {word} widgets.", "Install" if number == 3 else f"{word} ends",
+                      f"Page {number} of 5"])
+    return pages
+
+
+def test_pdf_pages_outline_and_cleaned_text(tmp_path: Path) -> None:
+    data = make_pdf(manual_pages(), outline=[("Intro", 0), ("Install", 2)], title="ACME")
+    doc = document(load(tmp_path, "manual.pdf", data))
+    assert doc.title == "ACME"
+    text = "\n".join(section.text for section in doc.sections)
+    assert "configuration of alpha" in text  # dehyphenated
+    assert "ACME Widget Manual" not in text and "of 5" not in text  # header, footer dropped
+    by_page = {section.location.number: section.heading_path for section in doc.sections
+               if section.location is not None}
+    assert by_page[1] == ("Intro",) and by_page[4] == ("Install",)
+    assert all(section.location and section.location.unit == "page"
+               for section in doc.sections)
+
+
+def test_pdf_without_text_layer_or_broken_is_skipped_with_the_reason(tmp_path: Path) -> None:
+    assert "sem camada de texto" in reason(load(tmp_path, "scan.pdf", make_pdf([[], []])))
+    broken = make_pdf(manual_pages())[:400]
+    assert "danificado" in reason(load(tmp_path, "broken.pdf", broken))
+    assert "danificado" in reason(load(tmp_path, "junk.pdf", b"%PDF-1.7\n" + b"\x00garbage" * 99))
+
+
+def test_notebook_cells_outputs_kept_short_images_dropped(tmp_path: Path) -> None:
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# Vendas\n", "Resumo do mês."]},
+        {"cell_type": "code", "metadata": {}, "execution_count": 1,
+         "source": "total = vendas.sum()\nprint(total)",
+         "outputs": [{"output_type": "stream", "name": "stdout",
+                      "text": "\n".join(f"linha {n}" for n in range(50))},
+                     {"output_type": "display_data", "metadata": {},
+                      "data": {"image/png": "iVBORw0KGgo" * 5000, "text/plain": "<Figure>"}}]},
+        {"cell_type": "markdown", "metadata": {}, "source": "## Conclusão\nCresceu."},
+    ]}
+    doc = document(load(tmp_path, "vendas.ipynb", json.dumps(notebook)))
+    assert doc.title == "Vendas"
+    assert [(s.heading_path, s.location) for s in doc.sections] == [
+        (("Vendas",), Location("cell", 1)), (("Vendas",), Location("cell", 2)),
+        (("Vendas", "Conclusão"), Location("cell", 3))]
+    code = doc.sections[1].text
+    assert "total = vendas.sum()" in code and "linha 0" in code and "linha 30" not in code
+    assert "iVBOR" not in code
+    assert "inválido" in reason(load(tmp_path, "bad.ipynb", '{"cells": ['))
+
+
+def test_epub_chapters_in_spine_order(tmp_path: Path) -> None:
+    data = make_epub("Livro", [("a.xhtml", "<h1>Primeiro</h1><p>Texto um.</p>"),
+                               ("b.xhtml", "<h1>Segundo</h1><p>Texto dois.</p>")], spine=[1, 0])
+    doc = document(load(tmp_path, "livro.epub", data))
+    assert doc.title == "Livro"
+    assert [s.heading_path for s in doc.sections] == [("Segundo",), ("Primeiro",)]
+
+
+def test_epub_zip_bomb_is_refused_unread(tmp_path: Path) -> None:
+    good = zipfile.ZipFile(io.BytesIO(make_epub("Bomba", [("a.xhtml", "<p>x</p>")])))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as bomb:
+        for name in good.namelist():
+            if name != "OEBPS/a.xhtml":
+                bomb.writestr(name, good.read(name))
+        with bomb.open("OEBPS/a.xhtml", "w", force_zip64=True) as member:
+            block = b" " * (1 << 20)
+            for _ in range(200):  # 200 MiB of spaces, ~200 KiB compressed
+                member.write(block)
+    assert len(buffer.getvalue()) < 1 << 20
+    assert "bomba zip" in reason(load(tmp_path, "bomba.epub", buffer.getvalue()))
+    assert "danificado" in reason(load(tmp_path, "falso.epub", b"PK\x03\x04" + b"x" * 100))
+
+
+MDX = """---
+title: Getting started
+---
+import Tabs from '@theme/Tabs';
+export const meta = {
+  author: 'x',
+};
+
+# Install
+
+{/* hidden comment */}
+
+:::tip Quick
+
+Use **npm** to install.
+
+:::
+
+<Tabs>
+<TabItem value="yarn" label="Yarn">
+
+Run yarn add widgetron in the project.
+
+</TabItem>
+</Tabs>
+
+<Button onClick={() => alert('x')}>Click here for more</Button>
+"""
+
+
+def test_mdx_keeps_words_and_drops_code_of_the_page(tmp_path: Path) -> None:
+    doc = document(load(tmp_path, "intro.mdx", MDX))
+    assert doc.title == "Getting started"
+    text = doc.sections[0].text
+    for shown in ("Tip Quick", "Use npm to install.", "Run yarn add widgetron",
+                  "Click here for more"):
+        assert shown in text, shown
+    for hidden in ("import", "export", "author", "hidden comment", "TabItem", "onClick",
+                   ":::"):
+        assert hidden not in text, hidden
+    # Lines are the file's: dropped imports leave their lines blank.
+    plain = document(load(tmp_path, "plain.mdx", "import X from 'x';\n\n# Title\n\n<X>Hi</X>\n"))
+    assert plain.sections[0].location == Location("line", 3)
+
+
+ASCIIDOC = """= Widget Guide
+:product: WidgetPro
+
+Intro about *{product}*.
+
+== Install
+
+NOTE: Needs Python 3.
+
+[source,bash]
+----
+pip install widget
+----
+
+See <<config,the configuration>> and link:https://example.org[the site].
+
+[[config]]
+=== Configure
+
+|===
+| Key | Value
+| port | 8080
+|===
+
+// a comment nobody reads
+"""
+
+
+def test_asciidoc_titles_blocks_attributes(tmp_path: Path) -> None:
+    doc = document(load(tmp_path, "guide.adoc", ASCIIDOC))
+    assert doc.title == "Widget Guide"
+    paths = [(s.heading_path, s.location) for s in doc.sections]
+    assert paths == [
+        (("Widget Guide",), Location("line", 1)),
+        (("Widget Guide", "Install"), Location("line", 6)),
+        (("Widget Guide", "Install", "Configure"), Location("line", 18)),
+    ]
+    text = "\n".join(s.text for s in doc.sections)
+    for shown in ("Intro about WidgetPro.", "Note: Needs Python 3.", "pip install widget",
+                  "See the configuration and the site.", "port | 8080"):
+        assert shown in text, shown
+    for hidden in ("[source", "[[config]]", "<<", "link:", "comment nobody", "----"):
+        assert hidden not in text, hidden
