@@ -24,6 +24,10 @@ NO_DOCUMENTS = (
     "ou .txt){found}; "
     "adicione arquivos ou indique outra pasta com --docs PASTA"
 )
+INDEX_DUPLICATES = (
+    "{count} trecho(s) repetem o texto de outro (a mesma página em dois formatos ou pastas?); "
+    "a busca mostra cada texto uma vez"
+)
 NO_DOCUMENTS_FOUND = " (só arquivos de outros tipos: {kinds})"
 NO_DOCUMENTS_KIND = "{count} {suffix}"
 NO_DOCUMENTS_NO_SUFFIX = "sem extensão"

@@ -35,7 +35,7 @@ from docai.index.matrix import TermMatrix, canonical
 from docai.index.reuse import survey, unchanged_index
 from docai.index.scoring import Bm25Scorer, TfidfScorer, smooth_idf_of
 from docai.records import Chunk, Hit, Progress
-from docai.retrieval import coverage
+from docai.retrieval import coverage, dedup
 from docai.retrieval.coverage import Concepts
 from docai.retrieval.fusion import drop_near_duplicates, reciprocal_rank_fusion, top
 from docai.retrieval.params import DEFAULT_METHOD, DEFAULT_PARAMS, METHODS, RetrievalParams
@@ -333,9 +333,11 @@ class SearchIndex:
         size = 4 * k
         while True:
             prefix = ranked[:size]
-            chosen = drop_near_duplicates(
-                self._tfidf.similarities(self._matrix.counts.take_rows(prefix)), k, threshold,
-            )
+            similarities = self._tfidf.similarities(self._matrix.counts.take_rows(prefix))
+            # A copy cut differently (another format's chunk of the same text) too.
+            copies = dedup.repeats([self.chunks.texts[int(row)] for row in prefix])
+            similarities[np.flatnonzero(copies)] = 1.0
+            chosen = drop_near_duplicates(similarities, k, threshold)
             if len(chosen) == k or size >= len(ranked):
                 return chosen
             size *= 4

@@ -28,6 +28,7 @@ from docai.cli.terminal_text import strip_controls
 from docai.errors import SettingsError
 from docai.index.build import build_index
 from docai.index.chunk_table import ChunkTable
+from docai.retrieval import dedup
 from docai.retrieval.dense import open_dense
 from docai.settings import QUIET, Settings
 
@@ -52,6 +53,8 @@ def run(settings: Settings, *, embed: bool = False) -> int:
     cache_dir = settings.resolved_cache_dir()
     for line in summary_lines(report, settings.docs_dir, cache_dir):
         print(line)
+    if copies := dedup.duplicate_count(stored.chunks.texts):
+        print(messages.INDEX_DUPLICATES.format(count=copies))
     problems = [empty_index_problem(report, settings.docs_dir)]
     if report.cache_warning is not None:
         problems.append(messages.INDEX_NOT_SAVED.format(path=cache_dir))
