@@ -30,7 +30,7 @@ def test_ask_prints_the_answer_then_its_sources(
     assert result.returncode == 0, result.stderr
     answer, sources = result.stdout.split("Fontes:")
     assert answer.strip() == REPLY
-    assert sources.splitlines()[1] == "  [1] guide/install.md > Instalação > Com pip"
+    assert sources.splitlines()[1] == "  [1] guide/install.md:3 > Instalação > Com pip"
     assert "Vou procurar" not in result.stdout  # reasoning stays hidden
     assert len(fake_ollama.chat_requests) == 1
 
@@ -61,7 +61,7 @@ def test_ask_with_the_server_down_shows_passages_and_fails(
     result = ask(docai, tmp_path, closed_port_url(), QUESTION)
     assert result.returncode == 1
     assert "ollama serve" in result.stderr
-    assert "[1] guide/install.md > Instalação > Com pip" in result.stdout
+    assert "[1] guide/install.md:3 > Instalação > Com pip" in result.stdout
     assert "pip install docai num ambiente virtual" in result.stdout
     assert "Traceback" not in result.stderr
 

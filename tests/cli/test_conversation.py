@@ -55,7 +55,7 @@ def test_a_follow_up_carries_the_conversation_and_finds_its_passage(
 
     child.sendline(FOLLOWUP)
     child.expect(r"Resposta 2\.")
-    child.expect(r"Fontes:\s+\[1\] indice\.md > " + re.escape(FOLLOWUP_SECTION))
+    child.expect(r"Fontes:\s+\[1\] indice\.md:\d+ > " + re.escape(FOLLOWUP_SECTION))
     child.expect(PROMPT)
     second = fake.chat_requests[1]
     assert roles(second) == ["system", "user", "assistant", "user"]
@@ -63,7 +63,7 @@ def test_a_follow_up_carries_the_conversation_and_finds_its_passage(
     assert section_attribute(FOLLOWUP_SECTION) in current_prompt(second)
     assert "historico.md" not in current_prompt(second)
     child.sendline("/fontes")
-    child.expect(r"\[1\] indice\.md > " + re.escape(FOLLOWUP_SECTION))
+    child.expect(r"\[1\] indice\.md:\d+ > " + re.escape(FOLLOWUP_SECTION))
 
     child.sendline("/denovo")  # the same question again, a new answer, not the cache's
     child.expect(r"Resposta 3\.")
@@ -81,7 +81,7 @@ def test_a_follow_up_carries_the_conversation_and_finds_its_passage(
     child.expect("Conversa nova")
     child.sendline(FOLLOWUP)
     child.expect(r"Resposta 5\.")
-    child.expect(r"Fontes:\s+\[1\] historico\.md > " + re.escape(BARE_SECTION))
+    child.expect(r"Fontes:\s+\[1\] historico\.md:\d+ > " + re.escape(BARE_SECTION))
     child.expect(PROMPT)
     after_new = fake.chat_requests[4]
     assert roles(after_new) == ["system", "user"]  # no history, and read on its own words

@@ -141,7 +141,7 @@ def test_quiet_shows_only_the_answer_and_verbose_adds_timings_and_passages(
     assert "Fontes:" in verbose.stdout
     assert "índice: 2 arquivo(s)" in verbose.stderr
     assert "busca: " in verbose.stderr and "[1] " in verbose.stderr
-    assert "guide/install.md > Instalação > Com pip (trecho 0)" in verbose.stderr
+    assert "guide/install.md:3 > Instalação > Com pip (trecho 0)" in verbose.stderr
     assert "tempos: " in verbose.stderr and "tokens/s" in verbose.stderr
 
 

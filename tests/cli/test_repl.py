@@ -49,12 +49,12 @@ def test_conversation_answers_lists_sources_and_exits(tmp_path: Path, fake: Fake
     child = spawn_repl(tmp_path, fake.url)
     child.sendline(QUESTION)
     child.expect(re.escape(REPLY))
-    child.expect(r"Fontes:\s+\[1\] guide/install\.md > Instalação > Com pip")
+    child.expect(r"Fontes:\s+\[1\] guide/install\.md:3 > Instalação > Com pip")
     child.expect(PROMPT)
     assert "Vou procurar" not in child.before  # reasoning hidden by default
 
     child.sendline("/fontes")
-    child.expect(r"\[1\] guide/install\.md > Instalação > Com pip\s+Para instalar o docai, rode")
+    child.expect(r"\[1\] guide/install\.md:3 > Instalação > Com pip\s+Para instalar o docai, rode")
     child.sendline("/ajuda")
     child.expect(r"/k N\s+quantos trechos recuperar \(agora: 3; de 1 a 20\)")
     child.expect(r"/modelo NOME\s+troca o modelo \(agora: deepseek-r1\)")
@@ -76,7 +76,7 @@ def test_conversation_answers_lists_sources_and_exits(tmp_path: Path, fake: Fake
     child.sendline("Qual é o padrão de --num-ctx?")
     child.expect("Vou procurar nos documentos.")
     child.expect(re.escape(REPLY))
-    child.expect(r"Fontes:\s+\[1\] config\.md > Configuração > Janela de contexto")
+    child.expect(r"Fontes:\s+\[1\] config\.md:3 > Configuração > Janela de contexto")
     child.expect(PROMPT)
     assert "[2]" not in child.before
 
@@ -147,8 +147,8 @@ def test_piped_questions_are_answered_one_per_line(
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.count(REPLY) == 2
-    assert "[1] guide/install.md > Instalação > Com pip" in result.stdout
-    assert "[1] config.md > Configuração > Janela de contexto" in result.stdout
+    assert "[1] guide/install.md:3 > Instalação > Com pip" in result.stdout
+    assert "[1] config.md:3 > Configuração > Janela de contexto" in result.stdout
     assert "docai pronto" in result.stderr and "docai pronto" not in result.stdout
     assert len(fake.chat_requests) == 2
 

@@ -170,8 +170,8 @@ def test_copiar_sends_the_answer_and_its_sources_through_osc_52(
     child.sendline("/copiar")
     child.expect(r"\x1b\]52;c;([A-Za-z0-9+/=]+)\x07")
     copied = base64.b64decode(child.match.group(1)).decode("utf-8")
-    assert copied == (f"{REPLY}\n\nFontes:\n[1] guide/install.md > Instalação > Com pip\n"
-                      "[2] guide/install.md > Instalação > Com pipx")
+    assert copied == (f"{REPLY}\n\nFontes:\n[1] guide/install.md:3 > Instalação > Com pip\n"
+                      "[2] guide/install.md:7 > Instalação > Com pipx")
     child.expect(r"Copiei a última resposta \(\d+ caracteres, 2 fonte\(s\)\)")
     child.sendline("sair")
     child.expect(pexpect.EOF)
@@ -253,7 +253,7 @@ def test_salvar_writes_the_conversation_as_markdown_and_never_overwrites_a_users
     assert "use /salvar ARQUIVO.md" in out
     saved = (tmp_path / "conversa.md").read_text(encoding="utf-8")
     assert saved.startswith("<!-- docai: conversa -->\n\n# Conversa com o docai sobre ")
-    assert f"## 1. {QUESTION}\n\n{REPLY}\n\nFontes:\n\n1. guide/install.md > Instalação > Com pip" \
-        in saved
+    assert (f"## 1. {QUESTION}\n\n{REPLY}\n\nFontes:\n\n"
+            "1. guide/install.md:3 > Instalação > Com pip") in saved
     assert "## 2. Qual é o padrão\n\n> Qual é o padrão\n> de --num-ctx?\n\n" in saved
     assert (tmp_path / "conversa.md").stat().st_mode & 0o777 == 0o600

@@ -137,7 +137,7 @@ def test_with_the_server_down_the_repl_opens_says_why_in_one_line_then_quotes_pa
     child.expect(r"docai: o modelo não respondeu: não consegui falar com o Ollama")
     assert "Trechos mais relevantes" not in child.before  # the cause comes first
     child.expect("Trechos mais relevantes da documentação")
-    child.expect(r"\[1\] guide/install\.md > Instalação > Com pip")
+    child.expect(r"\[1\] guide/install\.md:3 > Instalação > Com pip")
     child.expect(r"  │ Para instalar o docai, rode pip install docai")
     child.expect(r"  │\s+docai> Como instalo o docai com pip\?")  # a quote, not a prompt
     child.expect(PROMPT)

@@ -71,3 +71,16 @@ def test_human_lines_show_where_to_look(docai: InProcessDocai, where: list[str])
     assert "manual.pdf p. 3" in done.stdout.splitlines()[0]
     done = docai("search", "pip install widgetron", *where)
     assert "guia.rst:9" in done.stdout.splitlines()[0]
+
+
+def test_a_colour_terminal_source_links_to_its_file(tmp_path: Path) -> None:
+    from docai.cli.passages import source_label
+    from docai.records import Chunk, Hit, Location
+
+    hit = Hit(Chunk("guia dir/guia.rst", ("Instalar",), 0, "Instalar\ntexto", 3,
+                    Location("line", 120)), 1.0)
+    assert source_label(hit) == "guia dir/guia.rst:120 > Instalar"
+    linked = source_label(hit, docs=tmp_path)
+    uri = (tmp_path / "guia dir/guia.rst").as_uri()
+    assert linked == f"\x1b]8;;{uri}\x1b\\guia dir/guia.rst:120\x1b]8;;\x1b\\ > Instalar"
+    assert "%20" in uri  # the address is escaped; the label stays as the user named it

@@ -82,7 +82,7 @@ def test_a_server_speaking_another_protocol_is_named_at_once_not_retried(ask) ->
     assert f"o servidor em {url} não está falando o protocolo do Ollama" in done.stderr
     assert "caiu" not in done.stderr
     assert requests == 1
-    assert "[1] guide/install.md > Instalação > Com pip" in done.stdout  # passages still shown
+    assert "[1] guide/install.md:3 > Instalação > Com pip" in done.stdout  # passages still shown
 
 
 @pytest.mark.parametrize(

@@ -137,7 +137,7 @@ def test_sessoes_lists_and_retomar_reopens_a_conversation(
     assert "Retomando a conversa de" in listing
     # /fontes right after resuming lists the sources of the turn resumed.
     resumed = listing.split("docai> /fontes", 1)[1].split("docai>", 1)[0]
-    assert "[1] guide/install.md > Instalação > Com pip\n" in resumed
+    assert "[1] guide/install.md:3 > Instalação > Com pip\n" in resumed
     # The follow-up is asked in the first conversation: its exchange, not the second's.
     assert chat_turns(fake.chat_requests[-1]) == [("user", QUESTION), ("assistant", "Resposta 1.")]
     assert "/retomar precisa de um número de 1 a 2 da lista de /sessoes, recebi '9'" in out

@@ -65,7 +65,7 @@ def test_an_answer_with_escape_sequences_split_across_pieces_reaches_the_termina
     assert "Raciocínio do modelo:\nPenso  nisso .\n" in done.stderr
     answer, sources = done.stdout.split("Fontes:")
     assert answer.strip() == REPLY_SHOWN
-    assert sources.strip().splitlines() == [f"[1] {SHOWN_NAME} > Instalação > Com pip"]
+    assert sources.strip().splitlines() == [f"[1] {SHOWN_NAME}:3 > Instalação > Com pip"]
 
 
 def test_search_shows_a_hostile_file_name_on_one_line_and_json_keeps_it_exact(
@@ -76,7 +76,7 @@ def test_search_shows_a_hostile_file_name_on_one_line_and_json_keeps_it_exact(
     assert plain.returncode == 0, plain.stderr
     assert_clean(plain.stdout, plain.stderr)
     first, *passage = plain.stdout.splitlines()
-    assert first.startswith("1. [") and f"] {SHOWN_NAME} — Instalação > Com pip" in first
+    assert first.startswith("1. [") and f"] {SHOWN_NAME}:3 — Instalação > Com pip" in first
     assert "pip install docai num ambiente virtual" in " ".join(passage)
 
     as_json = docai("search", QUESTION, "--json", *where)
@@ -106,7 +106,7 @@ def test_the_repl_sources_command_keeps_each_source_on_its_line(
     assert done.returncode == 0, done.stderr
     assert_clean(done.stdout, done.stderr)
     assert REPLY_SHOWN in done.stdout
-    assert f"  [1] {SHOWN_NAME} > Instalação > Com pip" in done.stdout.splitlines()
+    assert f"  [1] {SHOWN_NAME}:3 > Instalação > Com pip" in done.stdout.splitlines()
 
 
 def test_a_server_error_with_escape_sequences_is_shown_clean(

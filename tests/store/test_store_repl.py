@@ -27,7 +27,7 @@ def test_a_store_client_reports_the_collection_and_resumes_with_its_sources(
     first = client(home, store_url, numbered_ollama,
                    f"{QUESTION}\n/fontes\n/reindexar\n/info\nsair\n")
     assert "Resposta 1." in first
-    assert re.search(r"\[1\] guide/install\.md > Instalação > Com pip\n", first)
+    assert re.search(r"\[1\] guide/install\.md:3 > Instalação > Com pip\n", first)
     reindex = first.split("docai> /reindexar", 1)[1].split("docai>", 1)[0]
     assert "O índice compartilhado (coleção docs: 2 arquivo(s)" in reindex
     assert "`docai index --docs PASTA --store " in reindex and "--collection docs`" in reindex
@@ -38,4 +38,4 @@ def test_a_store_client_reports_the_collection_and_resumes_with_its_sources(
     assert "pergunta(s) até agora" in info and "Traceback" not in info
 
     resumed = client(home, store_url, numbered_ollama, "/fontes\nsair\n", "-c")
-    assert re.search(r"\[1\] guide/install\.md > Instalação > Com pip\n", resumed)
+    assert re.search(r"\[1\] guide/install\.md:3 > Instalação > Com pip\n", resumed)
