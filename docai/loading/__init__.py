@@ -21,7 +21,8 @@ from docai.versioning import code_version
 # so every file is parsed again rather than kept as the old parser left it. A hash of every
 # loading module and the parsing libraries' versions is added anyway.
 PARSER_VERSION = code_version(
-    "5", modules=[sys.modules[__name__]], packages=["markdown-it-py", "lxml"]
+    "6", modules=[sys.modules[__name__]],
+    packages=["markdown-it-py", "lxml", "docutils", "pypdfium2"],
 )
 
 __all__ = [
