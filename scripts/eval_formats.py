@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -42,9 +43,11 @@ from docai.settings import Settings  # noqa: E402
 DATA = ROOT / "tests" / "eval" / "data" / "formats"
 PARITY = 0.03
 BUDGET = prompt_budget(Settings().num_ctx)  # the longest fallback file `docai ask` allows
-PACKAGES = ("debian-policy", "python-flask-doc")
+PACKAGES = ("debian-policy", "python-flask-doc", "git-doc")
 POLICY = "usr/share/doc/debian-policy"
 FLASK = "usr/share/doc/python-flask-doc/html"
+GIT = "usr/share/doc/git-doc"
+_INCLUDE = re.compile(r"^include::(?!/)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -72,12 +75,20 @@ def _rest(source: str) -> str:
     return source.removesuffix(".html") + ".rst.txt"
 
 
+def _asciidoc(source: str) -> str:
+    return source.removesuffix(".html") + ".adoc"
+
+
 TWINS = (
     Twin("debian-policy", ROOT / "tests/eval/debian-policy.jsonl", True, (
         Form("HTML", "policy/html", _same),
         Form("reST", "policy/rst", _rest),
         Form("PDF", "policy/pdf", lambda source: "policy.pdf"),
         Form("EPUB", "policy/epub", lambda source: "policy.epub"),
+    )),
+    Twin("git", ROOT / "tests/eval/git-asciidoc.jsonl", True, (
+        Form("HTML", "git/html", _same),
+        Form("AsciiDoc", "git/adoc", _asciidoc),
     )),
     Twin("flask", ROOT / "tests/eval/flask.jsonl", False, (
         Form("HTML", "flask/html", _same),
@@ -108,6 +119,25 @@ def fetch() -> None:
         shutil.copytree(flask, DATA / "flask/html",
                         ignore=shutil.ignore_patterns("_sources", "_static", "_images"))
         shutil.copytree(flask / "_sources", DATA / "flask/rst")
+        _git_forms(unpacked / GIT)
+
+
+def _git_forms(git: Path) -> None:
+    """git's pages as HTML, and their AsciiDoc sources (shipped as `.txt`) as `.adoc`. The
+    fragments the pages include (`diff-options.txt`...) have no page of their own: they go
+    to a hidden folder (never indexed, still inside the docs folder) that the pages'
+    include lines are pointed at."""
+    html = DATA / "git/html"
+    adoc = DATA / "git/adoc"
+    html.mkdir(parents=True)
+    shutil.copytree(git, adoc / ".fragments", ignore=shutil.ignore_patterns("*.html", "*.gz"))
+    for page in sorted(git.glob("*.html")):
+        shutil.copy(page, html / page.name)
+        source = git / (page.stem + ".txt")
+        if source.is_file():
+            text = source.read_text(encoding="utf-8", errors="replace")
+            (adoc / (page.stem + ".adoc")).write_text(
+                _INCLUDE.sub("include::.fragments/", text), encoding="utf-8")
 
 
 def mapped(questions: Sequence[Question], form: Form) -> list[Question]:

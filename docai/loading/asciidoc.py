@@ -4,16 +4,19 @@ No mature AsciiDoc parser exists in Python (asciidoc-py is GPL and legacy, Ascii
 Ruby), so this reads the parts documentation uses, line by line, and says what it leaves:
 Read:
 - titles: `= Document title`, `== Section` ... `====== Level 5` (Markdown-style `#`
-  titles too), which make the heading path; each section cited by its title's line;
+  titles too) and the older two-line titles (a line underlined with `=`, `-`, `~`, `^`
+  or `+` of its length, give or take one), which make the heading path; each section cited by its
+  title's line;
 - paragraphs, lists (`*`, `-`, `.`, `1.`, `term::`), admonition paragraphs (`NOTE: ...`)
   and admonition blocks (`[NOTE]`), block titles (`.Title`) as lines of text;
 - delimited blocks: listing `----` and literal `....` as code, verbatim; example `====`,
   sidebar `****`, quote `____` and open `--` blocks as prose; tables `|===` row by row;
 - attribute entries (`:name: value`) substituted where `{name}` is used;
 - `include::path[]` of files inside the docs folder (8 levels deep at most);
-- inline markup reduced to its text: `*bold*`, `_emphasis_`, `` `code` ``, `+pass+`,
-  `link:url[text]`, `https://url[text]`, `<<id,text>>`, `xref:f.adoc#id[text]`,
-  `footnote:[text]`, any `macro:target[text]` (its text, else its target).
+- inline markup reduced to its text: `*bold*`, `_emphasis_`, `'emphasis'`, `` `code` ``,
+  `+pass+`, `link:url[text]`, `https://url[text]`, `<<id,text>>`,
+  `xref:f.adoc#id[text]`, `footnote:[text]`; any other `macro:target[text]` as
+  `target(text)` (git's `linkgit:git-commit[1]` reads `git-commit(1)`, as rendered).
 Not read: conditionals are not evaluated (`ifdef::` lines are dropped, both branches kept),
 passthrough blocks `++++` (raw HTML) and comments (`//`, `////`) are dropped, images and
 block attributes (`[source,python]`, `[[anchor]]`) leave no text, attribute references
@@ -51,16 +54,22 @@ _INLINE_RULES = (
     (re.compile(r"\bimage:[^\s\[]*\[[^\]]*\]"), lambda m: ""),
     (re.compile(r"\b(?:footnote|kbd|btn|menu|pass):[^\s\[]*\[(?P<text>[^\]]*)\]"),
      lambda m: m["text"]),
-    (re.compile(r"\b(?P<name>[a-z][\w-]*):(?://)?(?P<target>[^\s\[]*)\[(?P<text>[^\]]*)\]"),
+    (re.compile(r"\b(?:link|xref|https?|ftp|mailto|irc):(?://)?(?P<target>[^\s\[]*)"
+                r"\[(?P<text>[^\]]*)\]"),
      lambda m: m["text"] or m["target"]),
+    (re.compile(r"\b[a-z][\w-]*:(?P<target>[^\s\[:]+)\[(?P<text>[^\]]*)\]"),
+     lambda m: m["target"] + (f"({m['text']})" if m["text"] else "")),
     (re.compile(r"(?<![\w*])\*{1,2}(?=\S)(?P<text>.+?)(?<=\S)\*{1,2}(?![\w*])"),
      lambda m: m["text"]),
     (re.compile(r"(?<![\w_])_{1,2}(?=\S)(?P<text>.+?)(?<=\S)_{1,2}(?![\w_])"),
      lambda m: m["text"]),
+    (re.compile(r"(?<![\w'])'(?=\S)(?P<text>[^'\n]+?)(?<=\S)'(?![\w'])"), lambda m: m["text"]),
     (re.compile(r"`\+?(?P<text>[^`]+?)\+?`"), lambda m: m["text"]),
     (re.compile(r"(?<![\w+])\+(?=\S)(?P<text>[^+]+?)(?<=\S)\+(?![\w+])"), lambda m: m["text"]),
     (re.compile(r"[ \t]\+$"), lambda m: ""),
 )
+# Two-line titles: the underline's character gives the level (document title first).
+_UNDERLINES = {"=": 1, "-": 2, "~": 3, "^": 4, "+": 5}
 _ADMONITION_LABELS = {"NOTE": "Note", "TIP": "Tip", "IMPORTANT": "Important",
                       "WARNING": "Warning", "CAUTION": "Caution"}
 
@@ -135,6 +144,11 @@ def _read(reader: _Reader, lines: list[str], path: Path, depth: int, located: bo
             level = len(title["marks"])
             text = _inline(title["text"], reader.attributes)
             reader.events.append(Heading(level, text, where(position)))
+        elif not paragraph and (level := _underlined(stripped, lines, position)):
+            reader.events.append(Heading(level, _inline(stripped, reader.attributes),
+                                         where(position)))
+            position += 2
+            continue
         elif attribute := _ATTRIBUTE.fullmatch(stripped):
             flush()
             name = attribute["name"].strip("!")
@@ -165,6 +179,19 @@ def _read(reader: _Reader, lines: list[str], path: Path, depth: int, located: bo
             paragraph.append(stripped)
         position += 1
     flush()
+
+
+def _underlined(line: str, lines: list[str], position: int) -> int:
+    """The level of a two-line title whose text is `line` (0 when it is none): the next
+    line is one character repeated, within one of the title's length (as Asciidoctor)."""
+    if position + 1 >= len(lines) or not line or line[0] in "=-~^+.[/|*_ ":
+        return 0
+    if line.endswith((":", ".")):
+        return 0  # "Run:" above a `----` listing introduces the block; it is no title
+    under = lines[position + 1].rstrip()
+    if len(under) < 2 or len(set(under)) != 1 or abs(len(under) - len(line)) > 1:
+        return 0
+    return _UNDERLINES.get(under[0], 0)
 
 
 def _closing(lines: list[str], start: int, delimiter: str) -> int:

@@ -301,3 +301,17 @@ def test_asciidoc_titles_blocks_attributes(tmp_path: Path) -> None:
         assert shown in text, shown
     for hidden in ("[source", "[[config]]", "<<", "link:", "comment nobody", "----"):
         assert hidden not in text, hidden
+
+
+def test_asciidoc_two_line_titles_and_macros_as_git_writes_them(tmp_path: Path) -> None:
+    page = ("git-commit(1)\n=============\n\nNAME\n----\ngit-commit - Record changes\n\n"
+            "HOOKS\n-----\nThis command can run 'commit-msg' hooks, see linkgit:githooks[5].\n"
+            "\nRun:\n----\n$ git commit\n----\n")
+    doc = document(load(tmp_path, "git-commit.adoc", page))
+    assert doc.title == "git-commit(1)"
+    assert [(s.heading_path, s.location) for s in doc.sections] == [
+        (("git-commit(1)", "NAME"), Location("line", 4)),
+        (("git-commit(1)", "HOOKS"), Location("line", 8)),
+    ]
+    assert "can run commit-msg hooks, see githooks(5)." in doc.sections[1].text
+    assert "$ git commit" in doc.sections[1].text
