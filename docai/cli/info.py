@@ -74,6 +74,7 @@ def _switch(text: str) -> bool:
 SETTABLE: dict[str, Settable] = {
     "k": Settable(int, lambda s, v: replace(s, top_k=v), messages.ARGS_TYPE_INT),
     "num_ctx": Settable(int, lambda s, v: replace(s, num_ctx=v), messages.ARGS_TYPE_INT),
+    "max_tokens": Settable(int, lambda s, v: replace(s, max_tokens=v), messages.ARGS_TYPE_INT),
     "temperature": Settable(float, lambda s, v: replace(s, temperature=v),
                             messages.ARGS_TYPE_FLOAT),
     "thinking": Settable(_switch, lambda s, v: replace(s, think=v), ""),

@@ -217,6 +217,9 @@ def _shared_options(suppress_defaults: bool) -> ArgumentParser:
                      help=f"janela de contexto pedida ao modelo, em tokens (padrão: {d.num_ctx})")
     llm.add_argument("--temperature", type=float, metavar="T", default=default(d.temperature),
                      help=f"temperatura do modelo (padrão: {d.temperature:g})")
+    llm.add_argument("--max-tokens", type=int, metavar="N", default=default(d.max_tokens),
+                     help="tamanho máximo da resposta, raciocínio incluído, em tokens; uma "
+                          f"resposta mais longa é cortada e avisada (padrão: {d.max_tokens})")
     llm.add_argument("--read-timeout", type=float, metavar="SEGUNDOS",
                      default=default(d.read_timeout),
                      help=f"quanto esperar o modelo sem receber nada (padrão: {d.read_timeout:g})")
@@ -282,6 +285,7 @@ def settings_from_args(
         base_url=args.base_url,
         num_ctx=args.num_ctx,
         temperature=args.temperature,
+        max_tokens=args.max_tokens,
         read_timeout=args.read_timeout,
         show_thinking=args.show_thinking,
         think=not args.no_think,

@@ -21,6 +21,7 @@ BAD_CHUNK_OVERLAP = (
 )
 BAD_TOP_K = "-k/--top-k deve ser de 1 a {maximum}, recebi {value} (ex.: -k 5)"
 BAD_NUM_CTX = "--num-ctx deve ser de {minimum} a {maximum} tokens, recebi {value} (ex.: --num-ctx 8192)"
+BAD_MAX_TOKENS = "--max-tokens deve ser um número inteiro de {minimum} a {maximum} (ex.: 4096), recebi {value}"
 BAD_TEMPERATURE = "--temperature deve ser um número de 0 a {maximum:g} (ex.: 0.2), recebi {value}"
 BAD_READ_TIMEOUT = "--read-timeout deve ser um número positivo de segundos, recebi {value}"
 BAD_MIN_COVERAGE = "--min-coverage é uma cobertura (0 a 1; acima de 1 nenhum trecho passa), recebi {value} (tente --min-coverage 0.6)"
