@@ -2,8 +2,11 @@
 
 Two read-only tools over one opened index: `search_docs(query, k)`, which returns exactly
 what `docai search --json` prints for the same question (`commands.search.as_json`), and
-`list_sources`. No model is called and nothing is written: no log, no saved embeddings (a
-question's vectors stay in memory for the server's life). Built on the official `mcp` SDK
+`list_sources`. What a tool returns is made valid Unicode (`valid_values`): a file name that
+is not UTF-8, or a query with a lone surrogate echoed back, would otherwise fail the SDK's
+JSON encoding and leave the client without a reply. No model is called and nothing is
+written: no log, no saved embeddings (a question's vectors stay in memory for the server's
+life). Built on the official `mcp` SDK
 (`MCPServer`), imported only by `docai mcp`.
 """
 
@@ -17,6 +20,7 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from docai import __version__, messages
+from docai.byte_text import valid_values
 from docai.cli.commands.search import as_json
 from docai.cli.startup import Opened
 from docai.index.chunk_table import ChunkTable
@@ -44,10 +48,10 @@ def build_server(opened: Opened, settings: Settings) -> MCPServer[Any]:
         if not 1 <= k <= MAX_TOP_K:
             raise ToolError(messages.MCP_BAD_K.format(max_k=MAX_TOP_K, value=k))
         hits = search(opened.index, query, k, settings.min_coverage, opened.dense)
-        return as_json(query, hits)
+        return valid_values(as_json(query, hits))
 
     def list_sources() -> dict[str, Any]:
-        return {"docs": docs, "sources": sources(ChunkTable.of(opened.index.chunks))}
+        return valid_values({"docs": docs, "sources": sources(ChunkTable.of(opened.index.chunks))})
 
     server.add_tool(search_docs, name="search_docs", annotations=READ_ONLY,
                     description=messages.MCP_SEARCH_DESCRIPTION.format(

@@ -29,7 +29,7 @@ from docai.llm.http import (
     object_field,
     text_field,
 )
-from docai.llm.models import InstalledModel, ModelDetails
+from docai.llm.models import InstalledModel, ModelDetails, listed_name, printable_detail
 from docai.settings import DEFAULT_READ_TIMEOUT
 
 
@@ -130,14 +130,14 @@ class OllamaClient(HTTPBackend):
             if not isinstance(entry, dict):
                 continue
             name = text_field(entry, "name") or text_field(entry, "model")
-            if not name:
+            if not listed_name(name):
                 continue
             details = object_field(entry, "details")
             installed.append(InstalledModel(
                 name=name,
                 size=count_field(entry, "size"),
-                family=text_field(details, "family") or None,
-                parameter_size=text_field(details, "parameter_size") or None,
+                family=printable_detail(text_field(details, "family")),
+                parameter_size=printable_detail(text_field(details, "parameter_size")),
             ))
         return tuple(installed)
 

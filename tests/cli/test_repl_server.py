@@ -212,3 +212,20 @@ def test_status_lines_and_labelled_reasoning_show_without_colours(tmp_path: Path
         child.expect(pexpect.EOF)
         child.close()
     assert child.exitstatus == 0
+
+
+def test_model_names_holding_escape_sequences_never_reach_the_terminal(tmp_path: Path) -> None:
+    """A name `/api/tags` lists is untrusted: one holding OSC 52 (write the clipboard) and a
+    screen clear is no model anyone can pull, and is dropped wherever the list is shown."""
+    evil = "evil\x1b]52;c;ZXZpbA==\x07\x1b[2J:latest"
+    models = (FakeModel("llama3.2:latest"), FakeModel(evil), FakeModel("qwen3:8b"))
+    with FakeOllama(models=models) as fake:
+        child = spawn(tmp_path, fake.url)
+        child.expect(r"\(instalados: llama3\.2, qwen3:8b\)")  # the start-up note
+        child.expect(PROMPT)
+        child.sendline("/modelo mistral")
+        child.expect(r"escolha um instalado: llama3\.2, qwen3:8b")
+        child.expect(PROMPT)
+        shown = child.before or ""
+        quit_(child)
+    assert "\x1b]52" not in shown and "\x1b[2J" not in shown

@@ -20,6 +20,7 @@ from docai.settings import QUIET, Settings
 def run(settings: Settings) -> int:
     try:
         from docai.mcp_server import build_server
+        from docai.mcp_stdio import relay_stdin
     except ImportError as error:
         if (error.name or "").split(".")[0] not in ("mcp", "mcp_types"):
             raise
@@ -30,5 +31,6 @@ def run(settings: Settings) -> int:
         print(messages.MCP_READY.format(chunks=len(table), files=len(table.sources),
                                         docs=one_line(str(settings.docs_dir))),
               file=sys.stderr, flush=True)
+    relay_stdin()
     build_server(opened, settings).run("stdio")
     return 0
