@@ -11,6 +11,7 @@ from docai.loading.discover import outside_target
 from docai.loading.formats import parser_for
 from docai.loading.names import display_name, source_name
 from docai.loading.reading import DEFAULT_MAX_BYTES, Unreadable, read_text
+from docai.loading.transcripts import is_transcript
 from docai.records import Document, Notice, Skipped
 
 # How long one file may take to parse: this many seconds, plus PARSE_SECONDS_PER_MIB for
@@ -58,6 +59,8 @@ def load_file(
     if isinstance(read, Unreadable):
         return LoadResult(None, Skipped(source, read.reason))
     notices = _encoding_notices(source, read.codec, read.encoding_name, read.repaired)
+    if is_transcript(read.text):
+        return LoadResult(None, Skipped(source, messages.LOAD_SKIP_TRANSCRIPT), notices)
     seconds = parse_time_limit(len(read.text)) if time_limit_s is None else time_limit_s
     try:
         with time_limit(seconds):

@@ -76,6 +76,11 @@ SAVE_EXISTS = (
 SAVE_FAILED = "não consegui gravar {path}: {reason}. Escolha outro caminho (ex.: /salvar ~/conversa.md)."
 SAVE_BAD_NAME = "{path} não é um nome de arquivo possível (tem um caractere nulo). Escolha outro nome."
 SAVED = "Conversa gravada em {path} ({count} pergunta(s))."
+SAVED_IN_DOCS = (
+    "aviso: o arquivo fica dentro da pasta de documentos; o docai não o indexa (conversas "
+    "gravadas não são documentação), mas outras ferramentas podem indexar"
+)
+TRANSCRIPT_COLLECTION = "a coleção {collection} do índice compartilhado"
 TRANSCRIPT_TITLE = "# Conversa com o docai sobre {docs}"
 TRANSCRIPT_SAVED_AT = "_Gravada em {time}; modelo {model}._"
 TRANSCRIPT_SOURCES = "Fontes:"

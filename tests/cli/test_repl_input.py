@@ -257,3 +257,28 @@ def test_salvar_writes_the_conversation_as_markdown_and_never_overwrites_a_users
         in saved
     assert "## 2. Qual é o padrão\n\n> Qual é o padrão\n> de --num-ctx?\n\n" in saved
     assert (tmp_path / "conversa.md").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_conversation_saved_into_the_docs_folder_never_becomes_a_source(
+    tmp_path: Path, docai: InProcessDocai, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model's earlier output, saved with /salvar inside the docs folder, must not come
+    back as documentation after /reindexar (nor at the next start): the user is warned
+    when saving there, and the index says it left the file out."""
+    docs = write_docs(tmp_path / "docs")
+    monkeypatch.chdir(tmp_path)
+    invented = "O zorblaxador se liga com --zorblax-on [1]."
+    with FakeOllama(reply=invented, think_shape="none") as server:
+        docai.use_env(tmp_path, server.url)
+        lines = [QUESTION, "/salvar docs/conversa.md", "/reindexar",
+                 "Como ligo o zorblaxador?", "sair"]
+        code, out, err = docai("--docs", docs, "--dense", "off",
+                               stdin="\n".join(lines) + "\n")
+        asked = len(server.chat_requests)
+    assert code == 0, err
+    assert (docs / "conversa.md").read_text(encoding="utf-8").count("zorblax") >= 1
+    assert "fica dentro da pasta de documentos" in out
+    assert asked == 1  # the second question was refused, not answered from the transcript
+    assert "Não encontrei nada sobre isso na documentação" in out
+    code, out, err = docai("index", "--docs", docs, "-v")
+    assert "conversa.md" in out + err and "conversa gravada pelo docai" in out + err
