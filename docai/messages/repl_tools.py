@@ -15,7 +15,12 @@ COPY_TOO_LONG = (
 COPIED = (
     "Copiei a última resposta ({chars} caracteres, {sources} fonte(s)) para a área de "
     "transferência pelo terminal (OSC 52; funciona também por SSH). Se nada chegou, o seu "
-    "terminal não permite OSC 52 (no tmux: set -g set-clipboard on)."
+    "terminal não permite OSC 52."
+)
+COPIED_IN_TMUX = (
+    "Copiei a última resposta ({chars} caracteres, {sources} fonte(s)) para a área de "
+    "transferência pelo terminal (OSC 52). Se nada chegou, o tmux está recusando: ponha "
+    "`set -g set-clipboard on` no ~/.tmux.conf e rode `tmux source-file ~/.tmux.conf`."
 )
 COPY_SOURCES = "Fontes:"
 
