@@ -40,7 +40,8 @@ def info_text(session: Session) -> str:
         messages.INFO_RETRIEVAL.format(method=settings.retrieval, k=settings.top_k,
                                        coverage=coverage),
         _dense_line(session, len(chunks)),
-        messages.INFO_CONTEXT.format(num_ctx=settings.num_ctx, temperature=settings.temperature),
+        messages.INFO_CONTEXT.format(num_ctx=settings.num_ctx, temperature=settings.temperature,
+                                     max_tokens=settings.max_tokens),
         messages.INFO_THINKING.format(
             requested=_thinking_requested(settings.think),
             shown=messages.REPL_SHOWN if session.show_thinking else messages.REPL_HIDDEN),

@@ -40,7 +40,7 @@ REPLIES = {
     "/salvar": messages.SAVE_USAGE,
     "/copiar": messages.COPY_NO_QUESTION,
     "/info": "  modelo          deepseek-r1 (ollama em http://127.0.0.1:9)\n",
-    "/set": messages.SET_USAGE.format(names="k, num_ctx, temperature, thinking"),
+    "/set": messages.SET_USAGE.format(names="k, num_ctx, max_tokens, temperature, thinking"),
     "/editar": messages.EDIT_NEEDS_TERMINAL,  # no editor for a script's input
 }
 
@@ -124,7 +124,7 @@ def test_the_help_shows_every_command_with_the_current_values(new_session: NewSe
         " transferência\n"
         "  /info              mostra tudo o que está em vigor: modelo, pasta, índice, busca,"
         " registro\n"
-        "  /set NOME VALOR    muda k, num_ctx, temperature ou thinking"
+        "  /set NOME VALOR    muda k, num_ctx, temperature, max_tokens ou thinking"
         " (ex.: /set temperature 0.7)\n"
         '  /editar            edita a pergunta no $EDITOR (ou Ctrl-X Ctrl-E); """ ou Alt-Enter:'
         " várias linhas\n"

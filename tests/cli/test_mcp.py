@@ -89,6 +89,8 @@ def test_an_mcp_client_lists_the_tools_and_gets_the_passages_docai_search_gives(
     assert sorted(tool.name for tool in tools) == ["list_sources", "search_docs"]
     for tool in tools:
         assert tool.annotations is not None and tool.annotations.read_only_hint
+    for tool in tools:  # each description reads as written, no template braces left over
+        assert "{{" not in (tool.description or "") and "}}" not in (tool.description or "")
     search_tool = next(tool for tool in tools if tool.name == "search_docs")
     assert search_tool.input_schema["required"] == ["query"]
     assert search_tool.input_schema["properties"]["k"]["default"] == 3
@@ -127,7 +129,8 @@ def test_without_the_sdk_docai_mcp_says_how_to_install_it(
     code, out, err = docai("mcp", "--docs", sample_docs)
     assert (code, out) == (2, ""), err
     assert err == "docai: erro: docai mcp precisa do SDK do MCP; instale-o com: " \
-        "pip install 'docai[mcp]'\n"
+        "pip install 'docai[mcp]' (num clone do código do docai: pip install -e '.[mcp]' " \
+        "na pasta do clone, ou make install)\n"
     assert os.environ.get("DOCAI_DEBUG") is None
 
 
