@@ -47,7 +47,6 @@ from docai.redaction import redact_url
 from docai.settings import MAX_TOP_K, Settings
 
 CLEAR_SCREEN = "\x1b[H\x1b[2J"  # cursor home, erase the screen
-MODEL_COMMAND = "/modelo"  # the command whose argument Tab completes with model names
 
 
 @dataclass(slots=True)

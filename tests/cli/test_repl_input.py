@@ -110,6 +110,8 @@ def test_editar_and_ctrl_x_ctrl_e_ask_what_the_editor_saved(
     child.sendline(QUESTION)
     answer_and_prompt(child)
     child.sendline("/editar")
+    # What the editor saved is shown as a typed question is, before its answer.
+    child.expect(re.escape(f"docai> {QUESTION}\r\n       com pipx?"))
     answer_and_prompt(child)
     assert (tmp_path / "seen").read_text(encoding="utf-8") == QUESTION + "\n"  # the last one
     assert asked(fake.chat_requests[-1]) == QUESTION + "\ncom pipx?"
