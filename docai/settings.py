@@ -98,6 +98,9 @@ class Settings:
     num_ctx: int = 8192
     temperature: float = 0.2
     max_tokens: int = DEFAULT_MAX_TOKENS
+    # The user's own instructions (`--system`, `/set system`), added after docai's grounded
+    # rules, never instead of them.
+    system_prompt: str | None = None
     read_timeout: float = DEFAULT_READ_TIMEOUT
     show_thinking: bool = False
     think: bool | None = True  # None: let the server decide

@@ -208,6 +208,7 @@ class Answerer:
                 num_ctx=self._settings.num_ctx,
                 encoding=self._settings.chunking.encoding,
                 history=history,
+                instructions=self._settings.system_prompt,
             )
             yield Retrieved(prompt.used_hits)
             extractive = verdict.hits
@@ -219,6 +220,7 @@ class Answerer:
                 num_ctx=self._settings.num_ctx,
                 encoding=self._settings.chunking.encoding,
                 history=history,
+                instructions=self._settings.system_prompt,
             )
             yield verdict
             extractive = self._first_passage(verdict.source)

@@ -30,7 +30,7 @@ BAD_SERVER_URL = (
     "{option}: endereço inválido {url!r}; use http://HOST:PORTA, ex.: http://127.0.0.1:11434 "
     "(OLLAMA_HOST também aceita HOST:PORTA)"
 )
-JSON_NOT_SUPPORTED = "--json vale para search, eval e log, não para {command}"
+JSON_NOT_SUPPORTED = "--json vale para ask, search, eval e log, não para {command}"
 
 # --- argparse's own messages, translated (docai/cli/arguments.py, options.py) --------------
 ARGS_USAGE_PREFIX = "uso: "

@@ -20,6 +20,10 @@ LOG_READ_FAILED = (
     "criado na próxima pergunta)"
 )
 LOG_READ_LOCKED = "{problem}; tente de novo quando o outro programa o soltar"
+ARGS_SYSTEM_HELP = (
+    "instruções suas para o modelo (ex.: \"responda em tópicos\"), somadas às do docai, "
+    "que continuam valendo: responder só com as fontes e citá-las"
+)
 ARGS_NO_LOG_HELP = "não grava as perguntas e respostas no registro (ou log = false no config.toml)"
 
 # --- `docai log` (docai/cli/commands/log.py) -------------------------------------------------
