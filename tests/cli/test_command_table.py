@@ -109,7 +109,7 @@ def test_the_help_shows_every_command_with_the_current_values(new_session: NewSe
     assert shown == (
         "Comandos:\n"
         "  /ajuda             mostra esta ajuda\n"
-        "  /fontes            fontes da última resposta, com seção e o começo de cada trecho\n"
+        "  /fontes [N]        fontes da última resposta; /fontes N mostra o trecho N inteiro\n"
         "  /pensamento        mostra ou oculta o raciocínio do modelo (agora: oculto)\n"
         "  /k N               quantos trechos recuperar (agora: 3; de 1 a 20)\n"
         "  /modelo NOME       troca o modelo (agora: deepseek-r1)\n"
@@ -139,7 +139,7 @@ def test_an_unknown_command_names_every_command(new_session: NewSession) -> None
     assert handle_line("/xyz", session)
     hint = _said(session)
     assert hint == (
-        "comando desconhecido: /xyz. Comandos: /ajuda, /fontes, /pensamento, /k N, "
+        "comando desconhecido: /xyz. Comandos: /ajuda, /fontes [N], /pensamento, /k N, "
         "/modelo NOME, /reindexar, /nova, /denovo, /limpar, /sessoes, /retomar N, "
         "/salvar ARQUIVO, /copiar, /info, /set NOME VALOR, /editar (e sair)\n"
     )
