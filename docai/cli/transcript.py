@@ -19,6 +19,7 @@ from docai.cli.terminal_text import one_line, strip_controls
 from docai.index.storage import write_atomic
 from docai.loading.transcripts import TRANSCRIPT_MARKER
 from docai.settings import Settings
+from docai.text.analysis import surely_english
 
 if TYPE_CHECKING:  # the command table imports this module
     from docai.cli.repl_commands import Session
@@ -84,12 +85,20 @@ def _turn(number: int, turn: Turn) -> list[str]:
     parts = [f"## {number}. {one_line(lines[0])}".rstrip()]
     if len(lines) > 1:  # a heading holds one line: the whole question is quoted below it
         parts.append("\n".join(f"> {line}".rstrip() for line in lines))
-    parts.append(strip_controls(turn.answer).strip() or messages.TRANSCRIPT_NO_ANSWER)
+    parts.append(strip_controls(turn.answer).strip() or _no_answer(turn))
     if turn.sources:
         listed = "\n".join(f"{n}. {source_label(hit)}"
                            for n, hit in enumerate(turn.sources, start=1))
         parts.append(f"{messages.TRANSCRIPT_SOURCES}\n\n{listed}")
     return parts
+
+
+def _no_answer(turn: Turn) -> str:
+    """What the user saw instead of an answer: the refusal as docai said it, or a note."""
+    if turn.refused:
+        english = surely_english(turn.question)
+        return messages.ANSWER_NOT_COVERED_EN if english else messages.ANSWER_NOT_COVERED
+    return messages.TRANSCRIPT_NO_ANSWER
 
 
 def _written_by_docai(path: Path) -> bool:
