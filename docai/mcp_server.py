@@ -33,7 +33,8 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempot
 
 
 def build_server(opened: Opened, settings: Settings) -> MCPServer[Any]:
-    docs = str(settings.docs_dir.expanduser().resolve())
+    docs = (settings.resolved_collection() if settings.store  # a client may have no folder
+            else str(settings.docs_dir.expanduser().resolve()))
     server: MCPServer[Any] = MCPServer(
         name="docai", version=__version__, log_level="WARNING",
         instructions=messages.MCP_INSTRUCTIONS.format(docs=docs))
@@ -51,7 +52,10 @@ def build_server(opened: Opened, settings: Settings) -> MCPServer[Any]:
         return valid_values(as_json(query, hits))
 
     def list_sources() -> dict[str, Any]:
-        return valid_values({"docs": docs, "sources": sources(ChunkTable.of(opened.index.chunks))})
+        chunks = opened.index.chunks
+        listed = (sources(chunks) if isinstance(chunks, ChunkTable)
+                  else outlined(chunks.outline()))  # a shared store's collection
+        return valid_values({"docs": docs, "sources": listed})
 
     server.add_tool(search_docs, name="search_docs", annotations=READ_ONLY,
                     description=messages.MCP_SEARCH_DESCRIPTION.format(
@@ -59,6 +63,13 @@ def build_server(opened: Opened, settings: Settings) -> MCPServer[Any]:
     server.add_tool(list_sources, name="list_sources", annotations=READ_ONLY,
                     description=messages.MCP_SOURCES_DESCRIPTION)
     return server
+
+
+def outlined(files: list[tuple[str, list[str]]]) -> list[dict[str, Any]]:
+    """`sources`' entries from each file's heading paths in chunk order."""
+    return sorted(({"source": source, "chunks": len(headings),
+                    "headings": list(dict.fromkeys(h for h in headings if h))}
+                   for source, headings in files), key=lambda entry: entry["source"])
 
 
 def sources(table: ChunkTable) -> list[dict[str, Any]]:

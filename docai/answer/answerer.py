@@ -256,7 +256,10 @@ class Answerer:
         if (stored := self._index.file_text(source)) is not None:
             return stored
         root = self._settings.docs_dir
-        document = load_file(root, root / source).document
+        path = root / source
+        if not path.resolve().is_relative_to(root.resolve()):  # a name no walk of root gives
+            return ""
+        document = load_file(root, path).document
         if document is None:
             return ""
         parts = []

@@ -14,7 +14,9 @@ MCP_MISSING = (
     "docai mcp precisa do SDK do MCP; instale-o com: pip install 'docai[mcp]' (num clone do "
     "código do docai: pip install -e '.[mcp]' na pasta do clone, ou make install)"
 )
-MCP_READY = "docai mcp: {chunks} trecho(s) de {files} arquivo(s) de {docs}, esperando o agente."
+MCP_STORE_WHERE = "da coleção {collection} do índice compartilhado"
+MCP_FOLDER_WHERE = "de {docs}"
+MCP_READY = "docai mcp: {chunks} trecho(s) de {files} arquivo(s) {where}, esperando o agente."
 MCP_INSTRUCTIONS = (
     "Busca na documentação local de {docs}. Use search_docs com uma pergunta (em qualquer "
     "língua) para obter os trechos mais relevantes, cada um com arquivo, seção e texto; "
