@@ -2,8 +2,11 @@
 
 Two read-only tools over one opened index: `search_docs(query, k)`, which returns exactly
 what `docai search --json` prints for the same question (`commands.search.as_json`), and
-`list_sources`. No model is called and nothing is written: no log, no saved embeddings (a
-question's vectors stay in memory for the server's life). Built on the official `mcp` SDK
+`list_sources`. What a tool returns is made valid Unicode (`valid_values`): a file name that
+is not UTF-8, or a query with a lone surrogate echoed back, would otherwise fail the SDK's
+JSON encoding and leave the client without a reply. No model is called and nothing is
+written: no log, no saved embeddings (a question's vectors stay in memory for the server's
+life). Built on the official `mcp` SDK
 (`MCPServer`), imported only by `docai mcp`.
 """
 
@@ -17,6 +20,7 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from docai import __version__, messages
+from docai.byte_text import valid_values
 from docai.cli.commands.search import as_json
 from docai.cli.startup import Opened
 from docai.index.chunk_table import ChunkTable
@@ -29,7 +33,8 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempot
 
 
 def build_server(opened: Opened, settings: Settings) -> MCPServer[Any]:
-    docs = str(settings.docs_dir.expanduser().resolve())
+    docs = (settings.resolved_collection() if settings.store  # a client may have no folder
+            else str(settings.docs_dir.expanduser().resolve()))
     server: MCPServer[Any] = MCPServer(
         name="docai", version=__version__, log_level="WARNING",
         instructions=messages.MCP_INSTRUCTIONS.format(docs=docs))
@@ -44,10 +49,13 @@ def build_server(opened: Opened, settings: Settings) -> MCPServer[Any]:
         if not 1 <= k <= MAX_TOP_K:
             raise ToolError(messages.MCP_BAD_K.format(max_k=MAX_TOP_K, value=k))
         hits = search(opened.index, query, k, settings.min_coverage, opened.dense)
-        return as_json(query, hits)
+        return valid_values(as_json(query, hits))
 
     def list_sources() -> dict[str, Any]:
-        return {"docs": docs, "sources": sources(ChunkTable.of(opened.index.chunks))}
+        chunks = opened.index.chunks
+        listed = (sources(chunks) if isinstance(chunks, ChunkTable)
+                  else outlined(chunks.outline()))  # a shared store's collection
+        return valid_values({"docs": docs, "sources": listed})
 
     server.add_tool(search_docs, name="search_docs", annotations=READ_ONLY,
                     description=messages.MCP_SEARCH_DESCRIPTION.format(
@@ -55,6 +63,13 @@ def build_server(opened: Opened, settings: Settings) -> MCPServer[Any]:
     server.add_tool(list_sources, name="list_sources", annotations=READ_ONLY,
                     description=messages.MCP_SOURCES_DESCRIPTION)
     return server
+
+
+def outlined(files: list[tuple[str, list[str]]]) -> list[dict[str, Any]]:
+    """`sources`' entries from each file's heading paths in chunk order."""
+    return sorted(({"source": source, "chunks": len(headings),
+                    "headings": list(dict.fromkeys(h for h in headings if h))}
+                   for source, headings in files), key=lambda entry: entry["source"])
 
 
 def sources(table: ChunkTable) -> list[dict[str, Any]]:

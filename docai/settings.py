@@ -55,6 +55,11 @@ MAX_TOP_K = 20
 MIN_NUM_CTX = 512
 MAX_NUM_CTX = 1 << 20  # the largest context windows local models offer
 MAX_TEMPERATURE = 2.0  # OpenAI's limit; above it local models write noise too
+# An answer's length, reasoning included (Ollama's `num_predict`): a model caught in a loop
+# would otherwise stream forever. deepseek-r1 reasons for a few hundred to two thousand
+# tokens before a grounded answer of a few hundred.
+DEFAULT_MAX_TOKENS = 4096
+MIN_MAX_TOKENS = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +97,10 @@ class Settings:
     base_url: str | None = None  # OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1
     num_ctx: int = 8192
     temperature: float = 0.2
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    # The user's own instructions (`--system`, `/set system`), added after docai's grounded
+    # rules, never instead of them.
+    system_prompt: str | None = None
     read_timeout: float = DEFAULT_READ_TIMEOUT
     show_thinking: bool = False
     think: bool | None = True  # None: let the server decide
@@ -122,6 +131,9 @@ class Settings:
             # JSON cannot carry nan/inf, and servers reject negative temperatures.
             raise SettingsError(messages.BAD_TEMPERATURE.format(
                 value=self.temperature, maximum=MAX_TEMPERATURE))
+        if not MIN_MAX_TOKENS <= self.max_tokens <= MAX_NUM_CTX:
+            raise SettingsError(messages.BAD_MAX_TOKENS.format(
+                value=self.max_tokens, minimum=MIN_MAX_TOKENS, maximum=MAX_NUM_CTX))
         bar = self.min_coverage
         if bar is not None and not (math.isfinite(bar) and bar >= 0):
             raise SettingsError(messages.BAD_MIN_COVERAGE.format(value=self.min_coverage))

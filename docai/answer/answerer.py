@@ -39,7 +39,7 @@ from docai.answer.prompt import Prompt, build_fallback_prompt, build_prompt, pro
 from docai.byte_text import key_bytes
 from docai.llm.base import ChatBackend
 from docai.llm.errors import EmptyAnswer, LLMError, ThinkingUnsupported
-from docai.llm.events import Done, TextDelta, ThinkingDelta
+from docai.llm.events import LENGTH, Done, TextDelta, ThinkingDelta
 from docai.loading import load_file
 from docai.records import Hit, join_heading
 from docai.retrieval.verdict import Fallback, NotCovered, Passages, Verdict, retrieve
@@ -208,6 +208,7 @@ class Answerer:
                 num_ctx=self._settings.num_ctx,
                 encoding=self._settings.chunking.encoding,
                 history=history,
+                instructions=self._settings.system_prompt,
             )
             yield Retrieved(prompt.used_hits)
             extractive = verdict.hits
@@ -219,6 +220,7 @@ class Answerer:
                 num_ctx=self._settings.num_ctx,
                 encoding=self._settings.chunking.encoding,
                 history=history,
+                instructions=self._settings.system_prompt,
             )
             yield verdict
             extractive = self._first_passage(verdict.source)
@@ -254,7 +256,10 @@ class Answerer:
         if (stored := self._index.file_text(source)) is not None:
             return stored
         root = self._settings.docs_dir
-        document = load_file(root, root / source).document
+        path = root / source
+        if not path.resolve().is_relative_to(root.resolve()):  # a name no walk of root gives
+            return ""
+        document = load_file(root, path).document
         if document is None:
             return ""
         parts = []
@@ -288,7 +293,8 @@ class Answerer:
             key_bytes("\x00".join(f"{m.role}\x00{m.content}" for m in prompt.messages))
         ).hexdigest()
         # `/set` may change what the model is asked with, not only what it is sent.
-        options = (self._settings.num_ctx, self._settings.temperature, self._think)
+        settings = self._settings
+        options = (settings.num_ctx, settings.temperature, settings.max_tokens, self._think)
         key = (self._index.fingerprint, backend.name, backend.model, digest, options)
         recorded = None if fresh else self._answers.get(key)
         if recorded is not None:
@@ -306,6 +312,7 @@ class Answerer:
                 think=self._think,
                 num_ctx=self._settings.num_ctx,
                 temperature=self._settings.temperature,
+                max_tokens=self._settings.max_tokens,
             )
             try:
                 for event in stream:
@@ -315,8 +322,15 @@ class Answerer:
                         text.append(event.text)
                     else:
                         if not "".join(text).strip():
-                            raise EmptyAnswer(messages.ANSWER_EMPTY)
+                            raise EmptyAnswer(
+                                messages.ANSWER_CUT_WHILE_THINKING.format(
+                                    max_tokens=self._settings.max_tokens)
+                                if event.done_reason == LENGTH else messages.ANSWER_EMPTY
+                            )
                         yield from self._truncation_warning(prompt, event)
+                        if event.done_reason == LENGTH:
+                            yield AnswerWarning(messages.ANSWER_CUT.format(
+                                max_tokens=self._settings.max_tokens))
                         self._answers[key] = _Recorded("".join(thinking), "".join(text), event)
                     yield event
                 return

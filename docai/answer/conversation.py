@@ -46,6 +46,9 @@ class Turn:
     answer: str = ""
     sources: tuple[Hit, ...] = ()
     interrupted: bool = False
+    # The docs did not cover it: its words found nothing, so they must not steer the
+    # questions after it (a follow-up is read as if the refused question had not been asked).
+    refused: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +85,8 @@ class Conversation:
             return ()
         newest_first: dict[str, str] = {}
         for turn in reversed(self._others(question)):
+            if turn.refused:
+                continue
             if len(newest_first) == CONTEXT_QUESTIONS:
                 break
             if same_question(turn.question) in newest_first:

@@ -2,7 +2,10 @@
 
 OSC 52 (`ESC ] 52 ; c ; BASE64 BEL`) asks the terminal itself to set the clipboard, so it
 works over SSH and needs no clipboard program on the machine docai runs on. Inside tmux the
-sequence is wrapped in tmux's passthrough, which hands it to the outer terminal.
+plain sequence is sent too: tmux takes it itself with `set-clipboard on` (and passes it on
+to the outer terminal), while a sequence wrapped in tmux's DCS passthrough is dropped
+unless `allow-passthrough` is on, which tmux 3.3 leaves off. So inside tmux the message
+names the one setting that makes it work.
 """
 
 from __future__ import annotations
@@ -23,13 +26,10 @@ if TYPE_CHECKING:  # the command table imports this module
 MAX_ENCODED = 100_000
 
 
-def osc52(text: str, *, tmux: bool = False) -> str:
+def osc52(text: str) -> str:
     """The escape sequence that puts `text` on the clipboard."""
     payload = base64.b64encode(text.encode("utf-8")).decode("ascii")
-    sequence = f"\x1b]52;c;{payload}\x07"
-    if tmux:  # tmux passes on what is wrapped in its DCS, with every ESC doubled
-        return "\x1bPtmux;" + sequence.replace("\x1b", "\x1b\x1b") + "\x1b\\"
-    return sequence
+    return f"\x1b]52;c;{payload}\x07"
 
 
 def clipboard_text(turn: Turn) -> str:
@@ -51,7 +51,7 @@ def copy_last_answer(session: Session, _argument: str) -> None:
         session.say(messages.COPY_NOTHING)
         return
     text = clipboard_text(last)
-    sequence = osc52(text, tmux="TMUX" in os.environ)
+    sequence = osc52(text)
     if len(sequence) > MAX_ENCODED:
         session.say(messages.COPY_TOO_LONG.format(size=len(sequence), limit=MAX_ENCODED))
         return
@@ -63,7 +63,8 @@ def copy_last_answer(session: Session, _argument: str) -> None:
     terminal.flush()
     if terminal is not session.out:
         terminal.close()
-    session.say(messages.COPIED.format(chars=len(text), sources=len(last.sources)))
+    copied = messages.COPIED_IN_TMUX if "TMUX" in os.environ else messages.COPIED
+    session.say(copied.format(chars=len(text), sources=len(last.sources)))
 
 
 def _terminal(session: Session) -> TextIO | None:

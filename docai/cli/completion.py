@@ -1,17 +1,23 @@
-"""Tab completion at the REPL prompt: slash commands, and model names after `/modelo`.
+"""Tab completion at the REPL prompt: slash commands, then each command's argument.
 
-Completion runs while the user types, so it never asks the network: model names come from
-what the server watch already knows (the start-up check, refreshed by each `/modelo`).
+Arguments complete from what the REPL already knows, never from the network (completion
+runs while the user types): model names after `/modelo` from the server watch (the start-up
+check, refreshed by each `/modelo`), setting names after `/set`, `on`/`off` after
+`/pensamento`, the numbers `/sessoes` listed after `/retomar`, file paths after `/salvar`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
 from prompt_toolkit.document import Document
 
-from docai.cli.repl_commands import COMMANDS, MODEL_COMMAND, find_command
+from docai.cli.repl_commands import COMMANDS, find_command
+
+# The words an argument may be, given when Tab is pressed; keyed by the command's name.
+ArgumentChoices = Callable[[], Iterable[str]]
+SAVE_COMMAND = "/salvar"  # its argument is a file path
 
 
 def command_names() -> list[str]:
@@ -19,11 +25,12 @@ def command_names() -> list[str]:
 
 
 class ReplCompleter(Completer):
-    """Completes the first word from the command table and `/modelo`'s argument from
-    `model_names()`."""
+    """Completes the first word from the command table, and the argument of the commands
+    in `arguments` (and `/salvar`'s path)."""
 
-    def __init__(self, model_names: Callable[[], Iterable[str]]) -> None:
-        self._model_names = model_names
+    def __init__(self, arguments: Mapping[str, ArgumentChoices]) -> None:
+        self._arguments = arguments
+        self._paths = PathCompleter(expanduser=True)
 
     def get_completions(
         self, document: Document, complete_event: CompleteEvent
@@ -39,8 +46,14 @@ class ReplCompleter(Completer):
         name, _, rest = typed.partition(" ")
         command = find_command(name)
         partial = rest.lstrip()
-        if command is None or command.names[0] != MODEL_COMMAND or " " in partial:
+        if command is None:
             return
-        for model in self._model_names():
-            if model.startswith(partial):
-                yield Completion(model, start_position=-len(partial))
+        if command.names[0] == SAVE_COMMAND:
+            yield from self._paths.get_completions(Document(partial), complete_event)
+            return
+        choices = self._arguments.get(command.names[0])
+        if choices is None or " " in partial:
+            return
+        for choice in choices():
+            if choice.startswith(partial):
+                yield Completion(choice, start_position=-len(partial))

@@ -23,7 +23,7 @@ from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from docai import messages
-from docai.cli.terminal_text import one_line
+from docai.cli.terminal_text import one_line, strip_controls
 
 if TYPE_CHECKING:  # the command table imports this module
     from docai.cli.repl_commands import Session
@@ -82,9 +82,18 @@ def edit_question(session: Session, argument: str) -> None:
     question = _edited(start, session.say)
     if not question:
         return
+    session.say(as_typed(question))  # as the prompt shows a typed one (Ctrl-X Ctrl-E does)
     from docai.cli.repl import ask  # the loop imports this table; asking is the loop's job
 
     ask(question, session)
+
+
+def as_typed(question: str) -> str:
+    """The question as the prompt would have shown it typed: after `docai> `, each further
+    line under the first."""
+    lines = strip_controls(question).splitlines() or [""]
+    indent = " " * len(messages.REPL_PROMPT)
+    return "\n".join([messages.REPL_PROMPT + lines[0], *(indent + line for line in lines[1:])])
 
 
 def editor_bindings(say: Callable[[str], None]) -> KeyBindings:

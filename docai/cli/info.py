@@ -40,7 +40,8 @@ def info_text(session: Session) -> str:
         messages.INFO_RETRIEVAL.format(method=settings.retrieval, k=settings.top_k,
                                        coverage=coverage),
         _dense_line(session, len(chunks)),
-        messages.INFO_CONTEXT.format(num_ctx=settings.num_ctx, temperature=settings.temperature),
+        messages.INFO_CONTEXT.format(num_ctx=settings.num_ctx, temperature=settings.temperature,
+                                     max_tokens=settings.max_tokens),
         messages.INFO_THINKING.format(
             requested=_thinking_requested(settings.think),
             shown=messages.REPL_SHOWN if session.show_thinking else messages.REPL_HIDDEN),
@@ -71,12 +72,19 @@ def _switch(text: str) -> bool:
     return switched
 
 
+def _instructions(text: str) -> str | None:
+    """`/set system TEXT`: the user's own instructions; `off` removes them."""
+    return None if text.strip().casefold() in ("off", "-") else text.strip()
+
+
 SETTABLE: dict[str, Settable] = {
     "k": Settable(int, lambda s, v: replace(s, top_k=v), messages.ARGS_TYPE_INT),
     "num_ctx": Settable(int, lambda s, v: replace(s, num_ctx=v), messages.ARGS_TYPE_INT),
+    "max_tokens": Settable(int, lambda s, v: replace(s, max_tokens=v), messages.ARGS_TYPE_INT),
     "temperature": Settable(float, lambda s, v: replace(s, temperature=v),
                             messages.ARGS_TYPE_FLOAT),
     "thinking": Settable(_switch, lambda s, v: replace(s, think=v), ""),
+    "system": Settable(_instructions, lambda s, v: replace(s, system_prompt=v), ""),
 }
 ALIASES = {"top_k": "k", "temperatura": "temperature", "pensamento": "thinking",
            "think": "thinking", "ctx": "num_ctx"}
@@ -114,8 +122,16 @@ def set_value(session: Session, argument: str) -> None:
         session.say(messages.SET_ERROR.format(name=key, message=error))
         return
     answerer.reconfigure(settings, answerer.backend)
-    shown_value = ("on" if parsed else "off") if isinstance(parsed, bool) else f"{parsed:g}"
+    shown_value = _shown(parsed)
     session.say(messages.SET_DONE.format(name=key, value=shown_value))
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, bool) or value is None:
+        return "on" if value else "off"
+    if isinstance(value, str):
+        return repr(one_line(value))
+    return f"{value:g}"
 
 
 def _docs_line(settings: Settings) -> str:

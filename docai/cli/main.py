@@ -24,7 +24,7 @@ from docai.settings import DOCS_CANDIDATES, ENV_DOCS, Settings, config_file
 FULL_DEVICE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 EX_IOERR = 74
 # The commands whose output has a JSON form.
-JSON_COMMANDS = ("search", "eval", "log")
+JSON_COMMANDS = ("ask", "search", "eval", "log")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

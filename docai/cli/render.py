@@ -45,6 +45,8 @@ from docai.settings import QUIET, VERBOSE
 DIM = "\x1b[2m"
 RESET = "\x1b[0m"
 ERASE_LINE = "\r\x1b[K"
+# Tokens per second no machine reaches: a rate above it comes from a server's junk figures.
+MAX_PLAUSIBLE_RATE = 1e6
 
 
 def wants_color(stream: TextIO) -> bool:
@@ -247,10 +249,13 @@ class AnswerPrinter:
                 number=number, score=hit.score, label=source_label(hit), chunk=hit.chunk.ordinal))
 
     def _timing_line(self, done: Done) -> str:
+        """`-v`'s closing line; figures the server gave that cannot be true show as "?"."""
         now = time.monotonic()
         first = (self._first_token or now) - self._started
         rate = (done.eval_count / done.eval_duration_ns * 1e9
                 if done.eval_count and done.eval_duration_ns else None)
+        if rate is not None and rate > MAX_PLAUSIBLE_RATE:  # a server's junk durations
+            rate = None
         return messages.ANSWER_VERBOSE_TIMINGS.format(
             total=now - self._started, first=first,
             tokens="?" if done.eval_count is None else done.eval_count,

@@ -32,6 +32,7 @@ from docai.cli.commands.ask import has_words
 from docai.cli.completion import ReplCompleter
 from docai.cli.control_echo import no_control_echo
 from docai.cli.editor import editor_bindings
+from docai.cli.info import SETTABLE
 from docai.cli.multiline import block_bindings, join_blocks, unwrap_block
 from docai.cli.render import AnswerPrinter
 from docai.cli.repl_commands import Session, find_command, run_command
@@ -181,7 +182,12 @@ def _terminal_lines(session: Session, *, announce: bool) -> Iterable[str]:
     it runs only while the prompt waits.
     """
     watch = session.server
-    completer = ReplCompleter(watch.model_names if watch else list)
+    completer = ReplCompleter({
+        "/modelo": watch.model_names if watch else list,
+        "/set": lambda: SETTABLE,
+        "/pensamento": lambda: ("on", "off"),
+        "/retomar": lambda: [str(n) for n in range(1, len(session.listed_sessions) + 1)],
+    })
     prompt = PromptSession[str](
         history=_history(sys.stderr), completer=completer, complete_while_typing=False,
         key_bindings=merge_key_bindings(

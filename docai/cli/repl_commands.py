@@ -18,6 +18,7 @@ from docai import messages
 from docai.answer.answerer import Answerer
 from docai.answer.conversation import Conversation
 from docai.cli.background import BackgroundPass
+from docai.cli.cited import show_passage
 from docai.cli.clipboard import copy_last_answer
 from docai.cli.editor import edit_question
 from docai.cli.info import set_value, show_info
@@ -47,7 +48,6 @@ from docai.redaction import redact_url
 from docai.settings import MAX_TOP_K, Settings
 
 CLEAR_SCREEN = "\x1b[H\x1b[2J"  # cursor home, erase the screen
-MODEL_COMMAND = "/modelo"  # the command whose argument Tab completes with model names
 
 
 @dataclass(slots=True)
@@ -131,11 +131,13 @@ def _help(session: Session, _argument: str) -> None:
     session.say(help_text(session))
 
 
-def _sources(session: Session, _argument: str) -> None:
+def _sources(session: Session, argument: str) -> None:
     last, turn = session.last_answer, session.conversation.last
     # After `/retomar` or `-c` nothing was answered yet: the resumed turn's sources stand.
     sources = last.sources if last is not None else turn.sources if turn is not None else ()
-    if sources:
+    if sources and argument:
+        show_passage(session, tuple(sources), argument)
+    elif sources:
         for number, hit in enumerate(sources, start=1):
             preview = " ".join(snippet(hit.chunk.text, lines=1))
             line = messages.REPL_SOURCE_DETAIL.format(
@@ -313,7 +315,7 @@ def _leave(session: Session, _argument: str) -> None:
 
 COMMANDS: tuple[ReplCommand, ...] = (
     ReplCommand(("/ajuda", "/help", "/?"), "", messages.REPL_HELP_HELP, _help),
-    ReplCommand(("/fontes",), "", messages.REPL_HELP_SOURCES, _sources),
+    ReplCommand(("/fontes",), "[N]", messages.REPL_HELP_SOURCES, _sources),
     ReplCommand(("/pensamento",), "", messages.REPL_HELP_THINKING, _toggle_thinking),
     ReplCommand(("/k",), "N", messages.REPL_HELP_K, _top_k),
     ReplCommand(("/modelo",), "NOME", messages.REPL_HELP_MODEL, _model),

@@ -175,11 +175,11 @@ class WatchedBackend(ClosedOnExit):
 
     def stream_chat(
         self, messages: Sequence[Message], *, think: bool | None, num_ctx: int,
-        temperature: float,
+        temperature: float, max_tokens: int | None = None,
     ) -> Iterator[Event]:
         backend = self._quick if self._watch.known_down() else self._backend
         stream = backend.stream_chat(messages, think=think, num_ctx=num_ctx,
-                                     temperature=temperature)
+                                     temperature=temperature, max_tokens=max_tokens)
         return self._watched(stream)
 
     def _watched(self, stream: Iterator[Event]) -> Iterator[Event]:

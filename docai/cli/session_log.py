@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Protocol
 
 from docai import messages
 from docai.answer.conversation import Conversation, Turn
 from docai.answer.recording import TurnRecorder
-from docai.cli.render import AnswerPrinter
 from docai.cli.terminal_text import strip_controls
 from docai.log import (
     ExchangeLog,
@@ -31,6 +31,17 @@ from docai.records import Chunk, Hit
 from docai.redaction import redact_url
 from docai.retrieval.search_index import SearchIndex
 from docai.settings import Settings
+
+
+class ShownAnswer(Protocol):
+    """What the log needs of how an answer was shown (the terminal's printer, or
+    `ask --json`'s collector): whether the model failed, and the fallback file if any."""
+
+    @property
+    def failed(self) -> bool: ...
+
+    @property
+    def fallback_source(self) -> str | None: ...
 
 
 def collection_of(settings: Settings) -> str:
@@ -123,7 +134,7 @@ class SessionLog:
 def record_answer(
     log: SessionLog | None,
     recorder: TurnRecorder,
-    printer: AnswerPrinter,
+    printer: ShownAnswer,
     settings: Settings,
     *,
     interrupted: bool,
@@ -176,7 +187,8 @@ def conversation_from(exchanges: Sequence[LoggedExchange], index: SearchIndex) -
                      if (chunk := _chunk_of(index, source)) is not None)
         answer = exchange.answer if exchange.status == Status.ANSWERED else ""
         turns.append(Turn(exchange.question, answer, hits,
-                          interrupted=exchange.status == Status.INTERRUPTED))
+                          interrupted=exchange.status == Status.INTERRUPTED,
+                          refused=exchange.status == Status.NOT_COVERED))
     return Conversation(tuple(turns))
 
 

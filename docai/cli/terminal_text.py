@@ -51,8 +51,9 @@ _LABEL_CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_BIDI}\ud800-\udff
 _LABEL_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 _ESCAPED_BYTES = range(0xDC80, 0xDD00)  # surrogateescape's stand-ins for bytes 0x80-0xff
 # Also the line and paragraph separators: a JSON line split at them (Python's splitlines,
-# JavaScript) would not parse.
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029]")
+# JavaScript) would not parse. And the bidirectional controls: escaped, the text is the same
+# for a JSON reader, but a terminal showing the line no longer reorders it.
+_JSON_UNSAFE = re.compile(f"[\x7f-\x9f\u2028\u2029{_BIDI}]")
 
 
 def strip_controls(text: str) -> str:

@@ -17,17 +17,17 @@ from docai.answer.conversation import Conversation, Turn
 from docai.cli.passages import source_label
 from docai.cli.terminal_text import one_line, strip_controls
 from docai.index.storage import write_atomic
+from docai.loading.transcripts import TRANSCRIPT_MARKER
+from docai.settings import Settings
+from docai.text.analysis import surely_english
 
 if TYPE_CHECKING:  # the command table imports this module
     from docai.cli.repl_commands import Session
 
-MARKER = "<!-- docai: conversa -->"
-
-
 def markdown(conversation: Conversation, *, docs: str, model: str, when: datetime) -> str:
     """The transcript (pure): a title, then per turn the question quoted, the answer as the
     model wrote it (Markdown already) and its sources numbered as the answer cites them."""
-    parts = [MARKER, messages.TRANSCRIPT_TITLE.format(docs=docs),
+    parts = [TRANSCRIPT_MARKER, messages.TRANSCRIPT_TITLE.format(docs=docs),
              messages.TRANSCRIPT_SAVED_AT.format(time=when.strftime("%Y-%m-%d %H:%M"),
                                                  model=model)]
     for number, turn in enumerate(conversation.turns, start=1):
@@ -49,7 +49,7 @@ def save_conversation(session: Session, argument: str) -> None:
     path = Path(argument).expanduser()
     shown = one_line(str(path))
     settings = session.answerer.settings
-    text = markdown(conversation, docs=str(settings.docs_dir.expanduser().resolve()),
+    text = markdown(conversation, docs=_what_was_asked_about(settings),
                     model=settings.model, when=datetime.now())
     try:
         if path.exists() and not _written_by_docai(path):
@@ -61,6 +61,23 @@ def save_conversation(session: Session, argument: str) -> None:
         session.say(messages.SAVE_FAILED.format(path=shown, reason=reason))
         return
     session.say(messages.SAVED.format(path=shown, count=len(conversation.turns)))
+    if not settings.store and _inside(path, settings.docs_dir):
+        session.say(messages.SAVED_IN_DOCS)
+
+
+def _what_was_asked_about(settings: Settings) -> str:
+    """The transcript's title: the docs folder, or in store mode the shared collection (a
+    client's docs folder need not exist)."""
+    if settings.store:
+        return messages.TRANSCRIPT_COLLECTION.format(collection=settings.resolved_collection())
+    return str(settings.docs_dir.expanduser().resolve())
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(folder.expanduser().resolve())
+    except (OSError, RuntimeError):
+        return False
 
 
 def _turn(number: int, turn: Turn) -> list[str]:
@@ -68,7 +85,7 @@ def _turn(number: int, turn: Turn) -> list[str]:
     parts = [f"## {number}. {one_line(lines[0])}".rstrip()]
     if len(lines) > 1:  # a heading holds one line: the whole question is quoted below it
         parts.append("\n".join(f"> {line}".rstrip() for line in lines))
-    parts.append(strip_controls(turn.answer).strip() or messages.TRANSCRIPT_NO_ANSWER)
+    parts.append(strip_controls(turn.answer).strip() or _no_answer(turn))
     if turn.sources:
         listed = "\n".join(f"{n}. {source_label(hit)}"
                            for n, hit in enumerate(turn.sources, start=1))
@@ -76,8 +93,16 @@ def _turn(number: int, turn: Turn) -> list[str]:
     return parts
 
 
+def _no_answer(turn: Turn) -> str:
+    """What the user saw instead of an answer: the refusal as docai said it, or a note."""
+    if turn.refused:
+        english = surely_english(turn.question)
+        return messages.ANSWER_NOT_COVERED_EN if english else messages.ANSWER_NOT_COVERED
+    return messages.TRANSCRIPT_NO_ANSWER
+
+
 def _written_by_docai(path: Path) -> bool:
     if not path.is_file():
         return False
     with path.open("rb") as handle:
-        return handle.readline().rstrip(b"\r\n") == MARKER.encode()
+        return handle.readline().rstrip(b"\r\n") == TRANSCRIPT_MARKER.encode()

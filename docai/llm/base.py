@@ -35,6 +35,7 @@ class ChatBackend(Protocol):
         think: bool | None,
         num_ctx: int,
         temperature: float,
+        max_tokens: int | None = None,
     ) -> Iterator[Event]: ...
 
     def close(self) -> None: ...

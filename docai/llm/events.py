@@ -39,3 +39,6 @@ class Done:
 
 
 Event = ThinkingDelta | TextDelta | Done
+
+# `Done.done_reason` of a reply cut at its token limit (Ollama's and OpenAI's word alike).
+LENGTH = "length"

@@ -25,6 +25,14 @@ from docai import messages
 from docai.byte_text import valid_values
 from docai.errors import SettingsError
 from docai.llm.base import ClosedOnExit
+from docai.llm.bounded import (
+    MAX_REPLY_BYTES,
+    OversizedReply,
+    body_start,
+    bounded_answer,
+    bounded_body,
+    bounded_lines,
+)
 from docai.llm.errors import (
     LLMError,
     ModelNotFound,
@@ -142,15 +150,24 @@ class HTTPBackend(ClosedOnExit):
         think: bool | None,
         num_ctx: int,
         temperature: float,
+        max_tokens: int | None = None,
     ) -> Iterator[Event]:
-        body = self._chat_body(messages, think=think, num_ctx=num_ctx, temperature=temperature)
-        return split_inline_thinking(retrying(lambda: self._chat_attempt(body), self._retry))
+        """The reply's events; with `max_tokens`, the server is asked to stop there and the
+        stream is cut soon after in any case (a server may ignore the request), ending with
+        a `Done` whose `done_reason` is "length"."""
+        body = self._chat_body(messages, think=think, num_ctx=num_ctx, temperature=temperature,
+                               max_tokens=max_tokens)
+        events = retrying(lambda: self._chat_attempt(body), self._retry)
+        if max_tokens is not None:
+            events = bounded_answer(events, max_tokens)
+        return split_inline_thinking(events)
 
     def close(self) -> None:
         self._client.close()
 
     def _chat_body(
-        self, messages: Sequence[Message], *, think: bool | None, num_ctx: int, temperature: float
+        self, messages: Sequence[Message], *, think: bool | None, num_ctx: int,
+        temperature: float, max_tokens: int | None,
     ) -> dict[str, Any]:
         raise NotImplementedError
 
@@ -158,14 +175,18 @@ class HTTPBackend(ClosedOnExit):
         raise NotImplementedError
 
     def _specific_error(
-        self, response: httpx.Response, detail: str | None, model: str
+        self, status: int, detail: str | None, shown: str, model: str
     ) -> LLMError | None:
+        """An error only this kind of server signals (`shown`: what to quote of its body)."""
         raise NotImplementedError
 
     def _status_error(self, response: httpx.Response, *, path: str, model: str) -> LLMError:
-        """The docai error for an HTTP error status, from the most to the least specific."""
+        """The docai error for an HTTP error status, from the most to the least specific.
+
+        Only the start of the body is read: a server can send an error page of any size."""
         status = response.status_code
-        detail = error_detail(response.text)
+        body = body_start(response.iter_bytes())
+        detail = error_detail(body)
         url = self.shown_url
         if status in (429, 503):
             attempts = self._retry.retries + 1
@@ -179,9 +200,9 @@ class HTTPBackend(ClosedOnExit):
         if status == 404:
             message = self.model_not_found_template.format(url=url, model=model, detail=detail)
             return ModelNotFound(message, model=model)
-        if (specific := self._specific_error(response, detail, model)) is not None:
+        text = response_text(body, response.reason_phrase, detail)
+        if (specific := self._specific_error(status, detail, text, model)) is not None:
             return specific
-        text = response_text(response, detail)
         return ServerError(
             messages.LLM_SERVER_ERROR.format(url=url, status=status, detail=text),
             server_message=text,
@@ -193,14 +214,51 @@ class HTTPBackend(ClosedOnExit):
         try:
             with self._client.stream("POST", self.chat_path,
                                      json=valid_values(body)) as response:
-                if response.is_error:
-                    response.read()
-                    raise self._status_error(response, path=self.chat_path, model=self.model)
-                for event in self._read_stream(response.iter_lines()):
+                self._check_status(response, path=self.chat_path, model=self.model)
+                for event in self._read_stream(bounded_lines(response.iter_bytes())):
                     yielded = True
                     yield event
         except httpx.RequestError as error:
             raise self._transport_error(error, partial=yielded) from error
+        except OversizedReply as error:
+            raise self._oversized(error.limit) from None
+
+    def _request_json(
+        self, method: str, path: str, *, model: str, body: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """One request whose whole reply is a JSON object, read up to `MAX_REPLY_BYTES`;
+        transient failures retried."""
+        def attempt() -> dict[str, Any]:
+            try:
+                with self._client.stream(method, path, json=valid_values(body)) as response:
+                    self._check_status(response, path=path, model=model)
+                    text = bounded_body(response.iter_bytes(), MAX_REPLY_BYTES)
+            except httpx.RequestError as error:
+                raise self._transport_error(error, partial=False) from error
+            except OversizedReply as error:
+                raise self._oversized(error.limit) from None
+            return self._json_object(text.decode("utf-8", errors="replace"))
+
+        return call_with_retries(attempt, self._retry)
+
+    def _check_status(self, response: httpx.Response, *, path: str, model: str) -> None:
+        """Raise the docai error for a reply that is not a success: an error status, or a
+        redirect (httpx follows none, and a redirect's empty body would otherwise read as
+        a dropped connection)."""
+        if response.is_redirect:
+            location = response.headers.get("location", "")
+            raise UnsupportedServer(messages.LLM_REDIRECTED.format(
+                url=self.shown_url, status=response.status_code,
+                location=redact_url(location)[:200] or "?", option=self.url_option,
+            ))
+        if response.is_error:
+            raise self._status_error(response, path=path, model=model)
+
+    def _oversized(self, limit: int) -> ProtocolMismatch:
+        return ProtocolMismatch(messages.LLM_OVERSIZED.format(
+            url=self.shown_url, size=max(limit // (1 << 20), 1), server=self.server_kind,
+            option=self.url_option,
+        ))
 
     def _transport_error(self, error: httpx.RequestError, *, partial: bool) -> LLMError:
         """The docai error for a network-level failure (as opposed to an HTTP error status),
@@ -277,14 +335,14 @@ def call_with_retries(attempt: Callable[[], T], policy: RetryPolicy) -> T:
     return attempt()
 
 
-def response_text(response: httpx.Response, detail: str | None) -> str:
+def response_text(body: str, reason_phrase: str, detail: str | None) -> str:
     """What to quote from an error response, on one line: its JSON error text, else its
     body unless it is markup (a web page says nothing a terminal line can show), else the
     status phrase."""
-    body = " ".join(response.text.split())
-    if body.startswith("<"):
-        body = ""
-    return detail or body[:200] or response.reason_phrase
+    shown = " ".join(body.split())
+    if shown.startswith("<"):
+        shown = ""
+    return (detail or shown)[:200] or reason_phrase
 
 
 def error_detail(body: str) -> str | None:
@@ -333,6 +391,14 @@ def text_field(data: dict[str, Any], key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
+# No server reports more tokens than this, nor a duration longer (in nanoseconds: 11 days):
+# a larger or a negative figure is junk, shown as unknown rather than as given.
+MAX_COUNT = 10**15
+
+
 def count_field(data: dict[str, Any], key: str) -> int | None:
+    """A token count or a duration: a whole number from 0 to `MAX_COUNT`, else None."""
     value = data.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    if not isinstance(value, int) or isinstance(value, bool):
+        return None
+    return value if 0 <= value <= MAX_COUNT else None

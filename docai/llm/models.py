@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 LATEST = ":latest"
+# Longer than any registry path and tag a model is pulled by.
+MAX_NAME_LENGTH = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +40,20 @@ class ModelDetails:
     @property
     def can_think(self) -> bool | None:
         return None if self.capabilities is None else "thinking" in self.capabilities
+
+
+def listed_name(name: str) -> bool:
+    """Whether a name a server lists can be a model's: printable, no spaces, not too long.
+
+    The list is shown to the user (start-up note, `/modelo`'s refusal, Tab completion), so
+    a name holding an escape sequence would write to the terminal itself; no model anyone
+    can pull is named that way, so such an entry is dropped where the list is read."""
+    return 0 < len(name) <= MAX_NAME_LENGTH and name.isprintable() and " " not in name
+
+
+def printable_detail(text: str) -> str | None:
+    """A descriptive field of a listed model (family, size) when it is one printable line."""
+    return text if text and len(text) <= MAX_NAME_LENGTH and text.isprintable() else None
 
 
 def short_name(name: str) -> str:

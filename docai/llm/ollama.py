@@ -14,7 +14,6 @@ from typing import Any
 import httpx
 
 from docai import messages
-from docai.byte_text import valid_values
 from docai.llm.errors import (
     ChatUnsupported,
     LLMError,
@@ -26,12 +25,11 @@ from docai.llm.http import (
     CONNECT_TIMEOUT,
     DEFAULT_RETRY,
     HTTPBackend,
-    call_with_retries,
     count_field,
     object_field,
     text_field,
 )
-from docai.llm.models import InstalledModel, ModelDetails
+from docai.llm.models import InstalledModel, ModelDetails, listed_name, printable_detail
 from docai.settings import DEFAULT_READ_TIMEOUT
 
 
@@ -132,14 +130,14 @@ class OllamaClient(HTTPBackend):
             if not isinstance(entry, dict):
                 continue
             name = text_field(entry, "name") or text_field(entry, "model")
-            if not name:
+            if not listed_name(name):
                 continue
             details = object_field(entry, "details")
             installed.append(InstalledModel(
                 name=name,
                 size=count_field(entry, "size"),
-                family=text_field(details, "family") or None,
-                parameter_size=text_field(details, "parameter_size") or None,
+                family=printable_detail(text_field(details, "family")),
+                parameter_size=printable_detail(text_field(details, "parameter_size")),
             ))
         return tuple(installed)
 
@@ -158,14 +156,19 @@ class OllamaClient(HTTPBackend):
 
     # --- internals ---------------------------------------------------------------------
     def _chat_body(
-        self, messages: Sequence[Message], *, think: bool | None, num_ctx: int, temperature: float
+        self, messages: Sequence[Message], *, think: bool | None, num_ctx: int,
+        temperature: float, max_tokens: int | None,
     ) -> dict[str, Any]:
-        """The `/api/chat` request. `think` is omitted when None so the server decides."""
+        """The `/api/chat` request. `think` is omitted when None so the server decides;
+        `num_predict` bounds the reply, reasoning included."""
+        options: dict[str, Any] = {"num_ctx": num_ctx, "temperature": temperature}
+        if max_tokens is not None:
+            options["num_predict"] = max_tokens
         body: dict[str, Any] = {
             "model": self.model,
             "messages": [{"role": m.role, "content": m.content} for m in messages],
             "stream": True,
-            "options": {"num_ctx": num_ctx, "temperature": temperature},
+            "options": options,
         }
         if think is not None:
             body["think"] = think
@@ -194,28 +197,14 @@ class OllamaClient(HTTPBackend):
             raise self._wrong_protocol(messages.LLM_PROBLEM_NO_END, first)
         raise self._interrupted(messages.LLM_ENDED_EARLY, partial=yielded)
 
-    def _request_json(
-        self, method: str, path: str, *, model: str, body: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
-        def attempt() -> dict[str, Any]:
-            try:
-                response = self._client.request(method, path, json=valid_values(body))
-            except httpx.RequestError as error:
-                raise self._transport_error(error, partial=False) from error
-            if response.is_error:
-                raise self._status_error(response, path=path, model=model)
-            return self._json_object(response.text)
-
-        return call_with_retries(attempt, self._retry)
-
     def _specific_error(
-        self, response: httpx.Response, detail: str | None, model: str
+        self, status: int, detail: str | None, shown: str, model: str
     ) -> LLMError | None:
-        if response.status_code == 400 and detail and "does not support thinking" in detail:
+        if status == 400 and detail and "does not support thinking" in detail:
             return ThinkingUnsupported(
                 messages.LLM_THINKING_UNSUPPORTED.format(model=model), model=model
             )
-        if response.status_code == 400 and detail and "does not support chat" in detail:
+        if status == 400 and detail and "does not support chat" in detail:
             return ChatUnsupported(messages.LLM_CHAT_UNSUPPORTED.format(model=model))
         return None
 

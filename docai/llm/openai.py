@@ -29,7 +29,6 @@ from docai.llm.http import (
     HTTPBackend,
     count_field,
     object_field,
-    response_text,
     text_field,
 )
 from docai.settings import DEFAULT_READ_TIMEOUT
@@ -80,16 +79,20 @@ class OpenAIClient(HTTPBackend):
         )
 
     def _chat_body(
-        self, messages: Sequence[Message], *, think: bool | None, num_ctx: int, temperature: float
+        self, messages: Sequence[Message], *, think: bool | None, num_ctx: int,
+        temperature: float, max_tokens: int | None,
     ) -> dict[str, Any]:
-        """The `/chat/completions` request; `max_tokens` is left to the server on purpose."""
-        return {
+        """The `/chat/completions` request; `max_tokens` bounds the reply."""
+        body: dict[str, Any] = {
             "model": self.model,
             "messages": [{"role": m.role, "content": m.content} for m in messages],
             "stream": True,
             "stream_options": {"include_usage": True},
             "temperature": temperature,
         }
+        if max_tokens is not None:
+            body["max_tokens"] = max_tokens
+        return body
 
     def _read_stream(self, lines: Iterator[str]) -> Iterator[Event]:
         """Server-sent events: `data: {chunk}` lines up to `data: [DONE]`.
@@ -133,14 +136,11 @@ class OpenAIClient(HTTPBackend):
         )
 
     def _specific_error(
-        self, response: httpx.Response, detail: str | None, model: str
+        self, status: int, detail: str | None, shown: str, model: str
     ) -> LLMError | None:
-        if response.status_code in (401, 403):
+        if status in (401, 403):
             return AuthenticationFailed(
-                messages.LLM_AUTH_FAILED.format(
-                    url=self.shown_url, status=response.status_code,
-                    detail=response_text(response, detail),
-                )
+                messages.LLM_AUTH_FAILED.format(url=self.shown_url, status=status, detail=shown)
             )
         return None
 

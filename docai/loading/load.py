@@ -12,6 +12,7 @@ from docai.loading.formats import format_for
 from docai.loading.names import display_name, source_name
 from docai.loading.parsed import Origin, UnusableFile
 from docai.loading.reading import DEFAULT_MAX_BYTES, Unreadable, read_bytes, read_text
+from docai.loading.transcripts import is_transcript
 from docai.records import Document, Notice, Skipped
 
 # How long one file may take to parse: this many seconds, plus PARSE_SECONDS_PER_MIB for
@@ -68,6 +69,8 @@ def load_file(
             return LoadResult(None, Skipped(source, read.reason))
         content = read.text
         notices = _encoding_notices(source, read.codec, read.encoding_name, read.repaired)
+        if is_transcript(content):
+            return LoadResult(None, Skipped(source, messages.LOAD_SKIP_TRANSCRIPT), notices)
     seconds = parse_time_limit(len(content)) if time_limit_s is None else time_limit_s
     try:
         with time_limit(seconds):

@@ -34,6 +34,14 @@ ANSWER_EMPTY = (
     "o modelo terminou sem escrever uma resposta. Pergunte de novo; se ele só raciocinou, "
     "aumente --num-ctx ou use --no-think"
 )
+ANSWER_CUT = (
+    "a resposta foi cortada no limite de {max_tokens} tokens (raciocínio incluído); "
+    "aumente com --max-tokens ou /set max_tokens N"
+)
+ANSWER_CUT_WHILE_THINKING = (
+    "o modelo chegou ao limite de {max_tokens} tokens ainda raciocinando, sem escrever a "
+    "resposta; aumente com --max-tokens (ou /set max_tokens N) ou use --no-think"
+)
 ANSWER_FROM_CACHE = "(resposta repetida do cache)"
 ANSWER_THINKING = "pensando…"
 ANSWER_WAITING = "aguardando o modelo…"

@@ -21,6 +21,7 @@ BAD_CHUNK_OVERLAP = (
 )
 BAD_TOP_K = "-k/--top-k deve ser de 1 a {maximum}, recebi {value} (ex.: -k 5)"
 BAD_NUM_CTX = "--num-ctx deve ser de {minimum} a {maximum} tokens, recebi {value} (ex.: --num-ctx 8192)"
+BAD_MAX_TOKENS = "--max-tokens deve ser um número inteiro de {minimum} a {maximum} (ex.: 4096), recebi {value}"
 BAD_TEMPERATURE = "--temperature deve ser um número de 0 a {maximum:g} (ex.: 0.2), recebi {value}"
 BAD_READ_TIMEOUT = "--read-timeout deve ser um número positivo de segundos, recebi {value}"
 BAD_MIN_COVERAGE = "--min-coverage é uma cobertura (0 a 1; acima de 1 nenhum trecho passa), recebi {value} (tente --min-coverage 0.6)"
@@ -29,7 +30,7 @@ BAD_SERVER_URL = (
     "{option}: endereço inválido {url!r}; use http://HOST:PORTA, ex.: http://127.0.0.1:11434 "
     "(OLLAMA_HOST também aceita HOST:PORTA)"
 )
-JSON_NOT_SUPPORTED = "--json vale para search, eval e log, não para {command}"
+JSON_NOT_SUPPORTED = "--json vale para ask, search, eval e log, não para {command}"
 
 # --- argparse's own messages, translated (docai/cli/arguments.py, options.py) --------------
 ARGS_USAGE_PREFIX = "uso: "
@@ -88,7 +89,9 @@ REPL_HISTORY_UNAVAILABLE = (
 REPL_HELP_HEADER = "Comandos:"
 REPL_HELP_FOOTER = "Ctrl-C interrompe uma resposta em andamento."
 REPL_HELP_HELP = "mostra esta ajuda"
-REPL_HELP_SOURCES = "fontes da última resposta, com seção e o começo de cada trecho"
+REPL_HELP_SOURCES = "fontes da última resposta; /fontes N mostra o trecho N inteiro"
+CITED_HEADER = "[{number}] {label}"
+CITED_BAD_NUMBER = "use /fontes N com N de 1 a {count} (o número que a resposta cita); recebi {value!r}"
 REPL_HELP_THINKING = "mostra ou oculta o raciocínio do modelo (agora: {thinking})"
 REPL_HELP_K = "quantos trechos recuperar (agora: {k}; de 1 a {max_k})"
 REPL_HELP_MODEL = "troca o modelo (agora: {model})"

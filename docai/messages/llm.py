@@ -84,6 +84,15 @@ LLM_WRONG_PROTOCOL = (
     "o servidor em {url} não está falando o protocolo {protocol}: {problem} (recebi {line!r}). "
     "Tentar de novo não muda isso; confira se o endereço é mesmo de {server} ({option})"
 )
+LLM_OVERSIZED = (
+    "o servidor em {url} mandou mais de {size} MB de uma vez (uma linha ou uma resposta sem "
+    "fim): a leitura foi interrompida para não esgotar a memória. Confira se o endereço é "
+    "mesmo de {server} ({option})"
+)
+LLM_REDIRECTED = (
+    "o servidor em {url} respondeu com um redirecionamento (HTTP {status}) para {location}; "
+    "o docai não segue redirecionamentos: use o endereço final em {option}"
+)
 LLM_PROTOCOL_OLLAMA = "do Ollama"
 LLM_PROTOCOL_OPENAI = "da API da OpenAI"
 LLM_SERVER_OLLAMA = "um Ollama"

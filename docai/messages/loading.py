@@ -10,6 +10,9 @@ DOCS_MISSING = (
 DOCS_NOT_A_DIR = "{path} não é uma pasta. Use --docs com uma pasta de documentos (.md, .rst, .html, .pdf...)"
 DOCS_UNREADABLE = "não consigo ler a pasta {path}: {reason}"
 LOAD_SKIP_EMPTY = "arquivo vazio (ou só espaços em branco); escreva algum texto ou remova-o"
+LOAD_SKIP_TRANSCRIPT = (
+    "é uma conversa gravada pelo docai (/salvar), não documentação: fica fora do índice"
+)
 LOAD_SKIP_NO_TEXT = (
     "nenhum texto sobrou depois de remover a marcação (só títulos, scripts, menus ou front matter?)"
 )

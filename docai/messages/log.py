@@ -20,6 +20,10 @@ LOG_READ_FAILED = (
     "criado na próxima pergunta)"
 )
 LOG_READ_LOCKED = "{problem}; tente de novo quando o outro programa o soltar"
+ARGS_SYSTEM_HELP = (
+    "instruções suas para o modelo (ex.: \"responda em tópicos\"), somadas às do docai, "
+    "que continuam valendo: responder só com as fontes e citá-las"
+)
 ARGS_NO_LOG_HELP = "não grava as perguntas e respostas no registro (ou log = false no config.toml)"
 
 # --- `docai log` (docai/cli/commands/log.py) -------------------------------------------------
@@ -76,6 +80,11 @@ SAVE_EXISTS = (
 SAVE_FAILED = "não consegui gravar {path}: {reason}. Escolha outro caminho (ex.: /salvar ~/conversa.md)."
 SAVE_BAD_NAME = "{path} não é um nome de arquivo possível (tem um caractere nulo). Escolha outro nome."
 SAVED = "Conversa gravada em {path} ({count} pergunta(s))."
+SAVED_IN_DOCS = (
+    "aviso: o arquivo fica dentro da pasta de documentos; o docai não o indexa (conversas "
+    "gravadas não são documentação), mas outras ferramentas podem indexar"
+)
+TRANSCRIPT_COLLECTION = "a coleção {collection} do índice compartilhado"
 TRANSCRIPT_TITLE = "# Conversa com o docai sobre {docs}"
 TRANSCRIPT_SAVED_AT = "_Gravada em {time}; modelo {model}._"
 TRANSCRIPT_SOURCES = "Fontes:"

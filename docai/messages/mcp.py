@@ -10,8 +10,13 @@ MCP_COMMAND_DESCRIPTION = (
     "o modelo nem grava no registro de conversas; como docai search, cria o índice no cache "
     "se ainda não houver. Ex.: claude mcp add docai -- docai mcp --docs ~/projeto/docs"
 )
-MCP_MISSING = "docai mcp precisa do SDK do MCP; instale-o com: pip install 'docai[mcp]'"
-MCP_READY = "docai mcp: {chunks} trecho(s) de {files} arquivo(s) de {docs}, esperando o agente."
+MCP_MISSING = (
+    "docai mcp precisa do SDK do MCP; instale-o com: pip install 'docai[mcp]' (num clone do "
+    "código do docai: pip install -e '.[mcp]' na pasta do clone, ou make install)"
+)
+MCP_STORE_WHERE = "da coleção {collection} do índice compartilhado"
+MCP_FOLDER_WHERE = "de {docs}"
+MCP_READY = "docai mcp: {chunks} trecho(s) de {files} arquivo(s) {where}, esperando o agente."
 MCP_INSTRUCTIONS = (
     "Busca na documentação local de {docs}. Use search_docs com uma pergunta (em qualquer "
     "língua) para obter os trechos mais relevantes, cada um com arquivo, seção e texto; "
@@ -24,7 +29,7 @@ MCP_SEARCH_DESCRIPTION = (
     "cobre a pergunta. k: quantos trechos (1 a {max_k}, padrão {k})."
 )
 MCP_SOURCES_DESCRIPTION = (
-    "Lista os arquivos indexados: {{docs, sources: [{{source, chunks, headings}}]}}, com o "
+    "Lista os arquivos indexados: {docs, sources: [{source, chunks, headings}]}, com o "
     "caminho relativo à pasta de documentos e as seções de cada um."
 )
 MCP_QUERY_DESCRIPTION = "a pergunta ou os termos a buscar, como um usuário os escreveria"

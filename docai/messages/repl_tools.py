@@ -15,7 +15,12 @@ COPY_TOO_LONG = (
 COPIED = (
     "Copiei a última resposta ({chars} caracteres, {sources} fonte(s)) para a área de "
     "transferência pelo terminal (OSC 52; funciona também por SSH). Se nada chegou, o seu "
-    "terminal não permite OSC 52 (no tmux: set -g set-clipboard on)."
+    "terminal não permite OSC 52."
+)
+COPIED_IN_TMUX = (
+    "Copiei a última resposta ({chars} caracteres, {sources} fonte(s)) para a área de "
+    "transferência pelo terminal (OSC 52). Se nada chegou, o tmux está recusando: ponha "
+    "`set -g set-clipboard on` no ~/.tmux.conf e rode `tmux source-file ~/.tmux.conf`."
 )
 COPY_SOURCES = "Fontes:"
 
@@ -31,7 +36,7 @@ INFO_RETRIEVAL = "  busca           {method}, k = {k}, cobertura mínima {covera
 INFO_DENSE = "  por significado {embedder}; {embedded} de {chunks} trecho(s) com embeddings ({percent}%)"
 INFO_DENSE_OFF = "  por significado desligada (--dense off)"
 INFO_DENSE_FAILED = "  por significado desligada nesta sessão (o modelo de embeddings falhou)"
-INFO_CONTEXT = "  num_ctx         {num_ctx} tokens; temperatura {temperature:g}"
+INFO_CONTEXT = "  num_ctx         {num_ctx} tokens; temperatura {temperature:g}; respostas até {max_tokens} tokens"
 INFO_THINKING = "  raciocínio      {requested}; {shown} (/pensamento)"
 INFO_THINKING_ASKED = "pedido ao modelo"
 INFO_THINKING_NOT_ASKED = "não pedido (--no-think)"
@@ -40,10 +45,10 @@ INFO_LOG_ON = "  registro        ligado: {path}"
 INFO_LOG_OFF = "  registro        desligado (--no-log ou log = false)"
 INFO_LOG_BROKEN = "  registro        indisponível nesta sessão (veja o aviso acima)"
 INFO_CONVERSATION = "  conversa        {turns} pergunta(s) até agora"
-INFO_SET_HINT = "Mude k, num_ctx, temperature ou thinking com /set NOME VALOR."
+INFO_SET_HINT = "Mude k, num_ctx, temperature, max_tokens ou thinking com /set NOME VALOR."
 
 # --- /set (docai/cli/info.py) ----------------------------------------------------------------
-REPL_HELP_SET = "muda k, num_ctx, temperature ou thinking (ex.: /set temperature 0.7)"
+REPL_HELP_SET = "muda k, num_ctx, temperature, max_tokens ou thinking (ex.: /set temperature 0.7)"
 SET_USAGE = "use /set NOME VALOR, com NOME entre {names} (ex.: /set k 5)"
 SET_UNKNOWN = "/set não muda {name!r}; nomes: {names}"
 SET_UNKNOWN_CLOSE = "/set não muda {name!r}; você quis dizer {match}? (nomes: {names})"

@@ -24,3 +24,6 @@ STORE_EMBEDDED = "{windows} janelas calculadas agora; {chunks} trechos com embed
 STORE_EMBED_OTHER_DIMENSION = "o modelo de embeddings {model} dá vetores de {got} dimensões, mas a coleção guarda vetores de {expected} deste modelo. Reindexe com --rebuild"
 STORE_EMPTY_COLLECTION = "a coleção {name!r} em {url} não tem nenhum trecho"
 STORE_FROM_COLLECTION = "da coleção {collection} em {store}"
+STORE_DAMAGED = "o índice compartilhado da coleção {collection!r} em {url} está danificado (um pacote de termos não confere com os trechos). Quem indexa reconstrói com: docai index --store URL --collection {collection} --rebuild"
+STORE_NO_ROLE = "o PostgreSQL em {url} não tem o usuário (papel) {role!r}. Confira o usuário na URL (ou PGUSER), ou peça ao administrador que crie o papel (docs/team.md)"
+STORE_BAD_ADDRESS = "o endereço do PostgreSQL {url} tem um erro: {reason}. Corrija-o em --store ou DOCAI_STORE (o servidor nem foi procurado)"

@@ -14,18 +14,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import httpx
 import numpy as np
 
 from docai import messages
-from docai.byte_text import valid_values
 from docai.llm.errors import LLMError, ModelNotFound, ServerError
 from docai.llm.http import (
     CONNECT_TIMEOUT,
     DEFAULT_RETRY,
     QUICK_CONNECT_TIMEOUT,
     HTTPBackend,
-    call_with_retries,
 )
 from docai.llm.ollama import OllamaClient
 from docai.llm.openai import OpenAIClient
@@ -150,16 +147,7 @@ class _EmbeddingsClient(OpenAIClient):
         """The vectors of `texts` as the server sent them, in input order."""
         body = {"model": self.model, "input": texts, "encoding_format": "float"}
 
-        def attempt() -> dict[str, Any]:
-            try:
-                response = self._client.post(self.path, json=valid_values(body))
-            except httpx.RequestError as error:
-                raise self._transport_error(error, partial=False) from error
-            if response.is_error:
-                raise self._status_error(response, path=self.path, model=self.model)
-            return self._json_object(response.text)
-
-        data = call_with_retries(attempt, self._retry)
+        data = self._request_json("POST", self.path, body=body, model=self.model)
         items = data.get("data")
         if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
             raise self._wrong_protocol(messages.DENSE_PROBLEM_NO_DATA, str(data))

@@ -7,6 +7,7 @@ through `redact_url`, never with its password.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -23,6 +24,12 @@ APPLICATION_NAME = "docai"
 # SQLSTATE classes and codes libpq reports for a refused login and a missing database.
 _AUTH_CLASS = "28"
 _NO_DATABASE = "3D000"
+# libpq's own words for an address it cannot use before any server is asked: the fix is in
+# the address, not in starting a server.
+_ADDRESS_PROBLEMS = ("invalid sslmode", "invalid port", "definition of service", "service file",
+                     "invalid connection option",
+                     "invalid integer value", "missing \"=\"", "invalid URI")
+_NO_ROLE = re.compile(r'role "([^"]{1,200})" does not exist')
 
 
 def is_store_url(text: str) -> bool:
@@ -49,10 +56,14 @@ def connect_error(url: str, error: psycopg.Error) -> StoreError:
     shown = redact_url(url)
     state = error.sqlstate or ""
     reason = _reason(error)
+    if (role := _NO_ROLE.search(reason)) is not None:
+        return StoreError(messages.STORE_NO_ROLE.format(url=shown, role=role.group(1)))
     if state.startswith(_AUTH_CLASS) or "password authentication failed" in reason:
         return StoreError(messages.STORE_BAD_PASSWORD.format(url=shown))
     if state == _NO_DATABASE or ("database" in reason and "does not exist" in reason):
         return StoreError(messages.STORE_NO_DATABASE.format(url=shown))
+    if any(problem in reason for problem in _ADDRESS_PROBLEMS):
+        return StoreError(messages.STORE_BAD_ADDRESS.format(url=shown, reason=_libpq(reason)))
     if isinstance(error, psycopg.OperationalError):
         return StoreUnavailable(messages.STORE_SERVER_DOWN.format(url=shown, reason=reason))
     return StoreError(messages.STORE_CONNECTION_FAILED.format(url=shown, reason=reason))
@@ -76,6 +87,11 @@ def translated(url: str) -> Iterator[None]:
         yield
     except psycopg.Error as error:
         raise lost_error(url, error) from None
+
+
+def _libpq(reason: str) -> str:
+    """libpq's words without psycopg's prefix ("connection is bad: ...")."""
+    return reason.removeprefix("connection is bad: ")
 
 
 def _reason(error: psycopg.Error) -> str:

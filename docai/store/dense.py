@@ -32,7 +32,7 @@ from docai.settings import Settings
 from docai.store import queries, schema
 from docai.store.connection import connect, translated
 from docai.store.errors import StoreError
-from docai.store.search import StoreCandidates, StoreIndex
+from docai.store.search import StoreCandidates, StoreChunks, StoreIndex
 
 # Chunks beyond `rank_depth` the database's nearest-chunk scan returns, so that its float
 # rounding at the cut cannot drop a chunk the exact order here would keep.
@@ -111,6 +111,11 @@ class StoreDense:
     @property
     def active(self) -> bool:
         return not self._failed
+
+    @property
+    def chunks(self) -> StoreChunks:
+        """The collection's chunks, counted as `dense_coverage` and `/info` count them."""
+        return self.index.chunks
 
     def rerank(self, question: str, ranked: np.ndarray, scores: np.ndarray) -> Reranked:
         candidates = self.index.last_candidates()

@@ -16,3 +16,9 @@ class StoreUnavailable(StoreError):
 
 class StoreReadOnly(StoreError):
     """The role may only read: indexing needs the indexer role."""
+
+
+class StoreDamaged(StoreUnavailable):
+    """The collection's rows contradict each other (a postings pack cut short, a row out of
+    range): the admin reindexes it. Like an unreachable store, the REPL says so and stays
+    open; the next question reads the store again."""

@@ -95,7 +95,7 @@ def rank(
     terms = sorted(t for t in question if t in packs)  # column order: the terms' text order
     if not terms or k < 1:
         return None
-    records = [np.frombuffer(packs[t][1], dtype=POSTING) for t in terms]
+    records = [_postings(packs[t][1], rows) for t in terms]
     every_row = np.concatenate([r["row"] for r in records])
     held_rows, compact = np.unique(every_row, return_inverse=True)
     indptr = np.zeros(len(terms) + 1, dtype=np.int64)
@@ -114,3 +114,19 @@ def rank(
     ranked, scores = ranking(method, tfidf, bm25, np.arange(len(terms)), counts,
                              held_rows.astype(np.int64), params, k)
     return held_rows[ranked].astype(np.int64), scores
+
+
+class DamagedPack(ValueError):
+    """A pack that cannot be what the indexer wrote: cut short, or naming a row the
+    collection does not have."""
+
+
+def _postings(blob: bytes, rows: int) -> np.ndarray:
+    """One term's postings, checked: a whole number of records, each row in the collection."""
+    if len(blob) % POSTING.itemsize:
+        raise DamagedPack(f"{len(blob)} bytes")
+    records = np.frombuffer(blob, dtype=POSTING)
+    if len(records) and (records["row"].min() < 0 or records["row"].max() >= rows
+                         or records["count"].min() < 1):
+        raise DamagedPack("row out of range")
+    return records

@@ -15,9 +15,10 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
-from docai.records import LOCATION_UNITS, Chunk, Location
+from docai.records import HEADING_SEPARATOR, LOCATION_UNITS, Chunk, Location
 from docai.store.arrays import numpy_cursor
 from docai.store.schema import hnsw_index_name
+from docai.store.untrusted import clean_chunk, clean_text
 
 # Nearest windows read for each chunk the whole-collection ranking asks for (a chunk has
 # about 2.6 windows; others are another collection's, or the same chunk's).
@@ -165,8 +166,8 @@ def _chunks(
     parts = []
     for (chunk_id, source, ordinal, heading, text, tokens, unit, number, term_ids, counts,
          *row) in found:
-        chunks[int(chunk_id)] = Chunk(source, tuple(heading), int(ordinal), text, int(tokens),
-                                      stored_location(unit, number))
+        chunks[int(chunk_id)] = clean_chunk(Chunk(
+            source, tuple(heading), int(ordinal), text, int(tokens), stored_location(unit, number)))
         if row:
             at_row[int(row[0])] = int(chunk_id)
         parts.append((np.full(len(term_ids), chunk_id, dtype=np.int64),
@@ -246,8 +247,8 @@ _CHUNK_COLUMNS = "source, heading_path, ordinal, text, tokens, location_unit, lo
 def _chunk(row: tuple[Any, ...] | None) -> Chunk | None:
     if not row:
         return None
-    return Chunk(row[0], tuple(row[1]), int(row[2]), row[3], int(row[4]),
-                 stored_location(row[5], row[6]))
+    return clean_chunk(Chunk(row[0], tuple(row[1]), int(row[2]), row[3], int(row[4]),
+                             stored_location(row[5], row[6])))
 
 
 def stored_location(unit: Any, number: Any) -> Location | None:
@@ -321,3 +322,16 @@ def has_hnsw(conn: psycopg.Connection[Any], embedder_id: int) -> bool:
     row = conn.execute("SELECT 1 FROM pg_indexes WHERE tablename = 'docai_vectors' AND "
                        "indexname = %s", (hnsw_index_name(embedder_id),)).fetchone()
     return row is not None
+
+
+def file_outline(conn: psycopg.Connection[Any], generation: int) -> list[tuple[str, list[str]]]:
+    """Each file of the generation with its chunks' heading paths, in chunk order (for MCP's
+    `list_sources`: one query, read once per call)."""
+    rows = conn.execute(
+        "SELECT source, heading_path FROM docai_chunks WHERE generation_id = %s "
+        "ORDER BY source, ordinal", (generation,)).fetchall()
+    outline: dict[str, list[str]] = {}
+    for source, heading in rows:
+        outline.setdefault(source, []).append(HEADING_SEPARATOR.join(
+            clean_text(part) for part in heading))
+    return list(outline.items())

@@ -36,8 +36,9 @@ from docai.retrieval.params import DEFAULT_METHOD, DEFAULT_PARAMS, RetrievalPara
 from docai.retrieval.search_index import CollectionStats, SearchIndex
 from docai.store import packs, queries, schema
 from docai.store.connection import connect, lost_error
-from docai.store.errors import StoreError
+from docai.store.errors import StoreDamaged, StoreError
 from docai.store.term_cache import TermCache
+from docai.store.untrusted import clean_text, local_file
 from docai.text.analysis import ANALYZER_VERSION, Analyzer, default_analyzer
 from docai.text.names import multiword_names, name_pattern
 
@@ -112,12 +113,13 @@ class StoreIndex:
 
     def file_text(self, source: str) -> str | None:
         """None when the docs folder holds the file (read as the local index would);
-        otherwise its chunks' texts, for a client without the docs."""
-        if self._docs_dir is not None and (self._docs_dir / source).is_file():
+        otherwise its chunks' texts, for a client without the docs. A name from the
+        database that is not a safe relative path is never looked for on the local disk."""
+        if self._docs_dir is not None and local_file(self._docs_dir, source) is not None:
             return None
         with self.reading() as conn:
             texts = queries.file_chunk_texts(conn, self._generation.id, source)
-        return "\n\n".join(texts) if texts else None
+        return "\n\n".join(clean_text(text) for text in texts) if texts else None
 
     # --- per question -----------------------------------------------------------------------
     def candidates(self, question: str, k: int) -> StoreCandidates:
@@ -141,8 +143,11 @@ class StoreIndex:
         counts = Counter(self._analyzer.query_terms(question))
         known, packed = queries.packed_terms(conn, generation.id, self._terms(question),
                                              sorted(counts))
-        ranking = packs.rank(self.method, counts, packed, generation.chunks,
-                             _average(generation), self.params, k)
+        try:
+            ranking = packs.rank(self.method, counts, packed, generation.chunks,
+                                 _average(generation), self.params, k)
+        except packs.DamagedPack:
+            raise self._damaged() from None
         if ranking is None:
             candidates = self._assemble(conn, generation, queries.candidate_chunks(conn, []),
                                         known)
@@ -154,10 +159,17 @@ class StoreIndex:
         params = self.params
         depth = min(max(params.rank_depth, 4 * k), max(params.dense_candidates, 16 * k))
         rows, scores = ranking[0][:depth], ranking[1][:depth]
-        read = queries.chunks_at_rows(conn, generation.id, rows.tolist())
+        try:
+            read = queries.chunks_at_rows(conn, generation.id, rows.tolist())
+        except KeyError:  # a row the packs name, which no chunk has
+            raise self._damaged() from None
         candidates = self._assemble(conn, generation, read, known)
         candidates._ranked = ((question, k), (np.arange(len(rows), dtype=np.int64), scores))
         return candidates
+
+    def _damaged(self) -> StoreDamaged:
+        return StoreDamaged(messages.STORE_DAMAGED.format(
+            collection=self.collection, url=redact_url(self.url)))
 
     def _through_sql(
         self, conn: psycopg.Connection[Any], generation: queries.Generation, question: str,
@@ -316,6 +328,11 @@ class StoreChunks:
         """Files of the collection's current version (it may have changed since start)."""
         with self._index.reading() as conn:
             return queries.file_count(conn, self._index._refresh(conn).id)
+
+    def outline(self) -> list[tuple[str, list[str]]]:
+        """Each file with its chunks' heading paths, in chunk order (MCP's `list_sources`)."""
+        with self._index.reading() as conn:
+            return queries.file_outline(conn, self._index._refresh(conn).id)
 
 
 class StoreCandidates(SearchIndex):

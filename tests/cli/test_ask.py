@@ -6,6 +6,7 @@ that needs a real `docai` process in a pty.
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -136,3 +137,47 @@ def test_a_replayed_answer_leaves_no_waiting_line(monkeypatch) -> None:
     shown = out.getvalue()
     # the status line is erased before the replay note, not left above it
     assert shown.index("\r\x1b[K") < shown.index("(resposta repetida do cache)")
+
+
+def test_ask_json_gives_the_answer_its_numbered_sources_and_timings_as_one_object(
+    docai, sample_docs, fake_ollama, tmp_path
+) -> None:
+    docai.use_env(tmp_path, fake_ollama.url)
+    code, out, err = docai("ask", QUESTION, "--json", "--docs", sample_docs)
+    assert code == 0, err
+    answer = json.loads(out)  # one object, nothing else on stdout
+    assert answer["question"] == QUESTION
+    assert answer["answer"] == REPLY
+    assert answer["status"] == "answered"
+    assert answer["model"] == "deepseek-r1"
+    first = answer["sources"][0]
+    assert (first["number"], first["source"], first["heading"]) == (
+        1, "guide/install.md", "Instalação > Com pip")
+    assert "pip install docai" in first["text"]
+    assert answer["timings"]["total_s"] >= 0
+    assert answer["cut"] is False
+
+
+def test_ask_json_says_when_the_docs_do_not_cover_the_question(
+    docai, sample_docs, fake_ollama, tmp_path
+) -> None:
+    docai.use_env(tmp_path, fake_ollama.url)
+    code, out, err = docai("ask", "Qual é a capital da Mongólia?", "--json", "--docs",
+                           sample_docs)
+    assert code == 0, err
+    answer = json.loads(out)
+    assert (answer["status"], answer["sources"], answer["answer"]) == ("not_covered", [], "")
+    assert fake_ollama.chat_requests == []
+
+
+def test_ask_and_search_name_the_embedding_model_only_with_v(
+    docai, sample_docs, fake_ollama, tmp_path, dense_on
+) -> None:
+    docai.use_env(tmp_path, fake_ollama.url)
+    note = "Busca por significado: multilingual-e5-small, embutido"
+    for command in (["ask", QUESTION], ["search", QUESTION]):
+        plain = docai(*command, "--docs", sample_docs)
+        assert plain.returncode == 0, plain.stderr
+        assert note not in plain.stderr
+        verbose = docai(*command, "--docs", sample_docs, "-v")
+        assert note in verbose.stderr

@@ -202,15 +202,16 @@ def test_ctrl_c_during_index_embed_keeps_what_was_embedded(
 
 
 @pytest.mark.usefixtures("dense_on")
-def test_search_says_once_which_model_ranks_by_meaning_unless_quiet_or_off(
+def test_search_v_says_once_which_model_ranks_by_meaning_and_plain_search_does_not(
     tmp_path: Path, docai: InProcessDocai
 ) -> None:
     docs = write_docs(tmp_path / "docs", files=6)
     args = ("search", "como ajustar os temas", "--docs", docs, "--cache-dir", tmp_path / "cache")
-    named = docai(*args)
+    named = docai(*args, "-v")
     assert named.returncode == 0, named.stderr
     assert named.stderr.count("Busca por significado: multilingual-e5-small, embutido") == 1
     assert "Temas 3" in named.stdout
+    assert "Busca por significado" not in docai(*args).stderr
     assert "Busca por significado" not in docai(*args, "-q").stderr
     assert "Busca por significado" not in docai(*args, "--dense", "off").stderr
 
@@ -239,7 +240,7 @@ def test_embed_model_auto_uses_an_installed_embedder_or_says_it_falls_back(
 ) -> None:
     docs = write_docs(tmp_path / "docs", files=6)
     args = ("search", "como ajustar os temas", "--docs", docs, "--cache-dir", tmp_path / "cache",
-            "--embed-model", "auto")
+            "--embed-model", "auto", "-v")
     installed = (FakeModel("deepseek-r1:latest"), FakeModel("bge-m3:latest", ("embedding",)))
     with EmbeddingOllama(models=installed) as server:
         docai.use_env(tmp_path, server.url)

@@ -40,7 +40,8 @@ REPLIES = {
     "/salvar": messages.SAVE_USAGE,
     "/copiar": messages.COPY_NO_QUESTION,
     "/info": "  modelo          deepseek-r1 (ollama em http://127.0.0.1:9)\n",
-    "/set": messages.SET_USAGE.format(names="k, num_ctx, temperature, thinking"),
+    "/set": messages.SET_USAGE.format(
+        names="k, num_ctx, max_tokens, temperature, thinking, system"),
     "/editar": messages.EDIT_NEEDS_TERMINAL,  # no editor for a script's input
 }
 
@@ -108,7 +109,7 @@ def test_the_help_shows_every_command_with_the_current_values(new_session: NewSe
     assert shown == (
         "Comandos:\n"
         "  /ajuda             mostra esta ajuda\n"
-        "  /fontes            fontes da última resposta, com seção e o começo de cada trecho\n"
+        "  /fontes [N]        fontes da última resposta; /fontes N mostra o trecho N inteiro\n"
         "  /pensamento        mostra ou oculta o raciocínio do modelo (agora: oculto)\n"
         "  /k N               quantos trechos recuperar (agora: 3; de 1 a 20)\n"
         "  /modelo NOME       troca o modelo (agora: deepseek-r1)\n"
@@ -124,7 +125,7 @@ def test_the_help_shows_every_command_with_the_current_values(new_session: NewSe
         " transferência\n"
         "  /info              mostra tudo o que está em vigor: modelo, pasta, índice, busca,"
         " registro\n"
-        "  /set NOME VALOR    muda k, num_ctx, temperature ou thinking"
+        "  /set NOME VALOR    muda k, num_ctx, temperature, max_tokens ou thinking"
         " (ex.: /set temperature 0.7)\n"
         '  /editar            edita a pergunta no $EDITOR (ou Ctrl-X Ctrl-E); """ ou Alt-Enter:'
         " várias linhas\n"
@@ -138,7 +139,7 @@ def test_an_unknown_command_names_every_command(new_session: NewSession) -> None
     assert handle_line("/xyz", session)
     hint = _said(session)
     assert hint == (
-        "comando desconhecido: /xyz. Comandos: /ajuda, /fontes, /pensamento, /k N, "
+        "comando desconhecido: /xyz. Comandos: /ajuda, /fontes [N], /pensamento, /k N, "
         "/modelo NOME, /reindexar, /nova, /denovo, /limpar, /sessoes, /retomar N, "
         "/salvar ARQUIVO, /copiar, /info, /set NOME VALOR, /editar (e sair)\n"
     )

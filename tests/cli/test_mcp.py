@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import select
+import subprocess
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -86,6 +89,8 @@ def test_an_mcp_client_lists_the_tools_and_gets_the_passages_docai_search_gives(
     assert sorted(tool.name for tool in tools) == ["list_sources", "search_docs"]
     for tool in tools:
         assert tool.annotations is not None and tool.annotations.read_only_hint
+    for tool in tools:  # each description reads as written, no template braces left over
+        assert "{{" not in (tool.description or "") and "}}" not in (tool.description or "")
     search_tool = next(tool for tool in tools if tool.name == "search_docs")
     assert search_tool.input_schema["required"] == ["query"]
     assert search_tool.input_schema["properties"]["k"]["default"] == 3
@@ -124,5 +129,72 @@ def test_without_the_sdk_docai_mcp_says_how_to_install_it(
     code, out, err = docai("mcp", "--docs", sample_docs)
     assert (code, out) == (2, ""), err
     assert err == "docai: erro: docai mcp precisa do SDK do MCP; instale-o com: " \
-        "pip install 'docai[mcp]'\n"
+        "pip install 'docai[mcp]' (num clone do código do docai: pip install -e '.[mcp]' " \
+        "na pasta do clone, ou make install)\n"
     assert os.environ.get("DOCAI_DEBUG") is None
+
+
+
+@pytest.mark.timeout(90)
+def test_a_file_name_that_is_not_utf8_breaks_neither_listing_nor_search(tmp_path: Path) -> None:
+    """One file named in Latin-1 must not break `list_sources`, nor `search_docs` when that
+    file is a hit: the name reaches the agent with U+FFFD for the stray byte."""
+    docs = write_docs(tmp_path / "docs")
+    with open(os.fsencode(docs) + b"/caf\xe9.md", "wb") as file:
+        file.write(b"# Zebrafoo\n\nO zebrafoo se configura com quuxbar.\n")
+
+    async def use(session: ClientSession) -> Any:
+        listed = await session.call_tool("list_sources", {})
+        found = await session.call_tool("search_docs", {"query": "zebrafoo quuxbar"})
+        return listed, found
+
+    listed, found = with_server(tmp_path, docs, use)
+    assert not listed.is_error, listed.content
+    names = [entry["source"] for entry in listed.structured_content["sources"]]
+    assert "caf\ufffd.md" in names
+    assert not found.is_error, found.content
+    assert found.structured_content["results"][0]["source"] == "caf\ufffd.md"
+    stderr = (tmp_path / "server-stderr.txt").read_text(encoding="utf-8")
+    assert "Traceback" not in stderr
+
+
+@pytest.mark.timeout(90)
+def test_a_query_holding_a_lone_surrogate_gets_a_reply(tmp_path: Path) -> None:
+    """JSON may escape a lone surrogate (`\\ud800`), which no SDK client sends but any
+    other client may: the server answers it (here raw JSON-RPC over the process's stdio)
+    instead of leaving the client waiting for its own time-out."""
+    docs = write_docs(tmp_path / "docs")
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "search_docs", "arguments": {"query": "PLACEHOLDER"}}},
+    ]
+    lines = [json.dumps(request) for request in requests]
+    lines[-1] = lines[-1].replace("PLACEHOLDER", "modelo \\ud800")
+    server = subprocess.Popen(
+        [DOCAI, "mcp", "--docs", str(docs)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env=docai_env(tmp_path, NO_SERVER),
+    )
+    assert server.stdin is not None and server.stdout is not None
+    server.stdin.write("\n".join(lines).encode() + b"\n")
+    server.stdin.flush()  # and left open: an agent stays connected while it waits
+    answer = None
+    deadline = time.monotonic() + 60
+    while answer is None and time.monotonic() < deadline:
+        ready, _, _ = select.select([server.stdout], [], [], deadline - time.monotonic())
+        if not ready:
+            break
+        line = server.stdout.readline()
+        if not line:
+            break
+        reply = json.loads(line)
+        answer = reply if reply.get("id") == 2 else None
+    server.stdin.close()
+    server.wait(timeout=30)
+    err = server.stderr.read() if server.stderr is not None else b""
+    assert answer is not None, err.decode()[-2000:]
+    assert "result" in answer or "error" in answer
+    assert b"Traceback" not in err

@@ -19,10 +19,10 @@ from tests.support.sample_docs import QUESTION, REPLY, write_docs
 def run_docai(docai: InProcessDocai, tmp_path: Path):
     """`docai ARGS --docs <sample docs>`, with OLLAMA_HOST at `url` (nothing listens at :9)."""
 
-    def run(*args: str, url: str = "http://127.0.0.1:9") -> Result:
+    def run(*args: str, url: str = "http://127.0.0.1:9", stdin: str = "") -> Result:
         docs = write_docs(tmp_path / "docs")
         docai.use_env(tmp_path, url)
-        return docai(*args, "--docs", docs)
+        return docai(*args, "--docs", docs, stdin=stdin)
 
     return run
 
@@ -111,13 +111,13 @@ def test_a_question_where_the_command_goes_gets_a_hint(run_docai) -> None:
          "--min-coverage/--min-score: é a parte da pergunta que os trechos devem cobrir, de 0 "
          "a 1; recebi 2 (tente 0.6)"),
         (["ask", "pip", "--model", ""],
-         "--model: '' não é um nome de modelo (um nome sem espaços, como deepseek-r1)"),
-        (["ask", "pip", "--model", "a b"], "--model: 'a b' não é um nome de modelo"),
+         "-m/--model: '' não é um nome de modelo (um nome sem espaços, como deepseek-r1)"),
+        (["ask", "pip", "--model", "a b"], "-m/--model: 'a b' não é um nome de modelo"),
         (["search", "pip", "--embed-model", " "], "--embed-model: ' ' não é um nome de modelo"),
         (["ask"], "falta o argumento PERGUNTA"),
         (["ask", "-"], "a entrada padrão chegou vazia"),
         (["ask", "-", "extra"], "- lê a pergunta da entrada padrão e vem sozinho"),
-        (["ask", "pip", "--json"], "--json vale para search, eval e log, não para ask"),
+        (["index", "--json"], "--json vale para ask, search, eval e log, não para index"),
         (["search", "  "], "a pergunta está vazia"),
     ],
 )
@@ -176,3 +176,54 @@ def test_help_is_in_portuguese(docai: InProcessDocai, command: list[str]) -> Non
     assert "opções:" in result.stdout and "mostra esta ajuda e sai" in result.stdout
     for english in ("usage:", "options:", "show this help", "positional arguments"):
         assert english not in result.stdout
+
+
+def test_m_chooses_the_model_as_in_llm_and_ollama(run_docai, fake_ollama: FakeOllama) -> None:
+    result = run_docai("ask", QUESTION, "-m", "llama3.2", "--no-think", url=fake_ollama.url)
+    assert result.returncode == 0, result.stderr
+    assert fake_ollama.chat_requests[-1]["model"] == "llama3.2"
+
+
+@pytest.mark.parametrize(("command", "own", "foreign"), [
+    ("log", ["-n N", "--search", "--docs", "--json"],
+     ["--chunk-tokens", "--temperature", "--model", "--retrieval", "--no-log"]),
+    ("search", ["--retrieval", "--dense", "-k N", "--json"],
+     ["--temperature", "--model", "--num-ctx", "--system", "--no-log"]),
+    ("index", ["--embed", "--rebuild", "--chunk-tokens"], ["--temperature", "--system"]),
+    ("ask", ["--system", "--max-tokens", "-m NOME, --model NOME", "--json", "--no-log"], []),
+])
+def test_each_subcommand_help_lists_only_its_own_options(
+    docai: InProcessDocai, command: str, own: list[str], foreign: list[str]
+) -> None:
+    code, out, _ = docai(command, "--help")
+    assert code == 0
+    for option in own:
+        assert option in out, option
+    for option in foreign:
+        assert option not in out, option
+
+
+def test_system_adds_the_users_instructions_after_docais_rules(
+    run_docai, fake_ollama: FakeOllama
+) -> None:
+    result = run_docai("ask", QUESTION, "--system", "Responda em tópicos curtos.",
+                       url=fake_ollama.url)
+    assert result.returncode == 0, result.stderr
+    system = fake_ollama.chat_requests[-1]["messages"][0]
+    assert system["role"] == "system"
+    rules = system["content"].index("Answer only with information found in the sources")
+    mine = system["content"].index("Responda em tópicos curtos.")
+    assert rules < mine  # the grounded rules first; they win
+
+
+def test_set_system_changes_the_instructions_for_the_next_questions(
+    run_docai, fake_ollama: FakeOllama
+) -> None:
+    lines = ["/set system Sempre comece com OK.", QUESTION, "/set system off",
+             "Como instalo com pipx?"]
+    result = run_docai(url=fake_ollama.url, stdin="\n".join(lines) + "\n")
+    assert result.returncode == 0, result.stderr
+    first, second = (request["messages"][0]["content"] for request in fake_ollama.chat_requests)
+    assert "Sempre comece com OK." in first
+    assert "Sempre comece com OK." not in second
+    assert "system agora: 'Sempre comece com OK.'." in result.stdout

@@ -55,6 +55,12 @@ def test_conversation_answers_lists_sources_and_exits(tmp_path: Path, fake: Fake
 
     child.sendline("/fontes")
     child.expect(r"\[1\] guide/install\.md:3 > Instalação > Com pip\s+Para instalar o docai, rode")
+    child.sendline("/fontes 1")  # the cited passage whole, to its last word
+    child.expect(r"\[1\] guide/install\.md:3 > Instalação > Com pip\s+Instalação > Com pip\s+"
+                 r"Para instalar o docai, rode pip install docai num ambiente virtual com "
+                 r"Python 3\.11\.")
+    child.sendline("/fontes 9")
+    child.expect(r"use /fontes N com N de 1 a \d+ \(o número que a resposta cita\); recebi '9'")
     child.sendline("/ajuda")
     child.expect(r"/k N\s+quantos trechos recuperar \(agora: 3; de 1 a 20\)")
     child.expect(r"/modelo NOME\s+troca o modelo \(agora: deepseek-r1\)")

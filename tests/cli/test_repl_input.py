@@ -8,8 +8,13 @@ question exactly as docai sent it; piped input runs through `cli.main` in this p
 from __future__ import annotations
 
 import base64
+import os
 import re
+import shlex
+import shutil
 import stat
+import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -105,6 +110,8 @@ def test_editar_and_ctrl_x_ctrl_e_ask_what_the_editor_saved(
     child.sendline(QUESTION)
     answer_and_prompt(child)
     child.sendline("/editar")
+    # What the editor saved is shown as a typed question is, before its answer.
+    child.expect(re.escape(f"docai> {QUESTION}\r\n       com pipx?"))
     answer_and_prompt(child)
     assert (tmp_path / "seen").read_text(encoding="utf-8") == QUESTION + "\n"  # the last one
     assert asked(fake.chat_requests[-1]) == QUESTION + "\ncom pipx?"
@@ -177,17 +184,42 @@ def test_copiar_sends_the_answer_and_its_sources_through_osc_52(
     child.expect(pexpect.EOF)
 
 
-def test_copiar_inside_tmux_wraps_the_sequence_for_the_outer_terminal(
-    tmp_path: Path, fake: FakeOllama
-) -> None:
-    child = spawn(tmp_path, fake.url, {"TMUX": "/tmp/tmux-0/default,1,0"})
-    child.sendline(QUESTION)
-    answer_and_prompt(child)
-    child.sendline("/copiar")
-    child.expect(r"\x1bPtmux;\x1b\x1b\]52;c;([A-Za-z0-9+/=]+)\x07\x1b\\")
-    assert base64.b64decode(child.match.group(1)).decode().startswith(REPLY)
-    child.sendline("sair")
-    child.expect(pexpect.EOF)
+def test_copiar_inside_real_tmux_reaches_its_clipboard(tmp_path: Path, fake: FakeOllama) -> None:
+    """In a real tmux (3.3's defaults plus `set-clipboard on`, the setting the message
+    names), /copiar puts the answer in tmux's own buffer: tmux drops the DCS-wrapped form."""
+    tmux = shutil.which("tmux")
+    if tmux is None:
+        pytest.skip("tmux is not installed (Debian package tmux)")
+    socket = f"docai-test-{os.getpid()}"
+    docs = write_docs(tmp_path / "docs")
+    env = docai_env(tmp_path, fake.url)
+    command = " ".join(shlex.quote(part) for part in [DOCAI, "--docs", str(docs)])
+
+    def run(*args: str) -> str:
+        return subprocess.run([tmux, "-L", socket, "-f", "/dev/null", *args], env=env,
+                              capture_output=True, text=True, check=True, timeout=30).stdout
+
+    def wait_for(text: str) -> str:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            screen = run("capture-pane", "-p", "-t", "docai")
+            if text in screen:
+                return screen
+            time.sleep(0.2)
+        raise AssertionError(f"{text!r} never showed:\n{screen}")
+
+    run("new-session", "-d", "-s", "docai", "-x", "120", "-y", "40", command)
+    try:
+        run("set-option", "-g", "set-clipboard", "on")
+        wait_for("docai>")
+        run("send-keys", "-t", "docai", QUESTION, "Enter")
+        wait_for("Fontes:")
+        run("send-keys", "-t", "docai", "/copiar", "Enter")
+        screen = wait_for("Copiei a última resposta")
+        assert "set -g set-clipboard on" in " ".join(screen.split())
+        assert run("show-buffer").startswith(REPLY)
+    finally:
+        subprocess.run([tmux, "-L", socket, "kill-server"], env=env, capture_output=True)
 
 
 def test_info_shows_what_is_in_force_and_set_changes_it_checked_as_the_options(
@@ -257,3 +289,28 @@ def test_salvar_writes_the_conversation_as_markdown_and_never_overwrites_a_users
             "1. guide/install.md:3 > Instalação > Com pip") in saved
     assert "## 2. Qual é o padrão\n\n> Qual é o padrão\n> de --num-ctx?\n\n" in saved
     assert (tmp_path / "conversa.md").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_conversation_saved_into_the_docs_folder_never_becomes_a_source(
+    tmp_path: Path, docai: InProcessDocai, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model's earlier output, saved with /salvar inside the docs folder, must not come
+    back as documentation after /reindexar (nor at the next start): the user is warned
+    when saving there, and the index says it left the file out."""
+    docs = write_docs(tmp_path / "docs")
+    monkeypatch.chdir(tmp_path)
+    invented = "O zorblaxador se liga com --zorblax-on [1]."
+    with FakeOllama(reply=invented, think_shape="none") as server:
+        docai.use_env(tmp_path, server.url)
+        lines = [QUESTION, "/salvar docs/conversa.md", "/reindexar",
+                 "Como ligo o zorblaxador?", "sair"]
+        code, out, err = docai("--docs", docs, "--dense", "off",
+                               stdin="\n".join(lines) + "\n")
+        asked = len(server.chat_requests)
+    assert code == 0, err
+    assert (docs / "conversa.md").read_text(encoding="utf-8").count("zorblax") >= 1
+    assert "fica dentro da pasta de documentos" in out
+    assert asked == 1  # the second question was refused, not answered from the transcript
+    assert "Não encontrei nada sobre isso na documentação" in out
+    code, out, err = docai("index", "--docs", docs, "-v")
+    assert "conversa.md" in out + err and "conversa gravada pelo docai" in out + err

@@ -126,6 +126,37 @@ def test_tab_completes_commands_and_installed_model_names(tmp_path: Path) -> Non
     assert {body["model"] for body in fake.chat_requests} == {"llama3.2"}
 
 
+def test_tab_completes_set_names_thinking_switches_and_salvar_paths(tmp_path: Path) -> None:
+    (tmp_path / "notas-da-reuniao.md").write_text("minhas notas\n", encoding="utf-8")
+    with FakeOllama(reply=REPLY) as fake:
+        folder = write_docs(tmp_path / "docs")
+        child = pexpect.spawn(DOCAI, ["--docs", str(folder)], env=docai_env(tmp_path, fake.url),
+                              encoding="utf-8", timeout=60, dimensions=(40, 120),
+                              cwd=str(tmp_path))
+        child.expect(PROMPT)
+        child.send("/set tempe")
+        child.expect("tempe")
+        child.send("\t")
+        child.expect("rature")  # the rest of "temperature", written by the completion
+        child.send(" 0.5\r")
+        child.expect(r"temperature agora: 0\.5\.")
+        child.expect(PROMPT)
+        child.send("/pensamento of")
+        child.expect("of")
+        child.send("\t")
+        child.expect("f")
+        child.send("\r")
+        child.expect(PROMPT)
+        child.send("/salvar notas-da")
+        child.expect("notas-da")
+        child.send("\t")
+        child.expect(r"-reuniao\.md")
+        child.send("\r")
+        child.expect("Nada para salvar")
+        child.expect(PROMPT)
+        quit_(child)
+
+
 def test_with_the_server_down_the_repl_opens_says_why_in_one_line_then_quotes_passages(
     tmp_path: Path,
 ) -> None:
@@ -212,3 +243,20 @@ def test_status_lines_and_labelled_reasoning_show_without_colours(tmp_path: Path
         child.expect(pexpect.EOF)
         child.close()
     assert child.exitstatus == 0
+
+
+def test_model_names_holding_escape_sequences_never_reach_the_terminal(tmp_path: Path) -> None:
+    """A name `/api/tags` lists is untrusted: one holding OSC 52 (write the clipboard) and a
+    screen clear is no model anyone can pull, and is dropped wherever the list is shown."""
+    evil = "evil\x1b]52;c;ZXZpbA==\x07\x1b[2J:latest"
+    models = (FakeModel("llama3.2:latest"), FakeModel(evil), FakeModel("qwen3:8b"))
+    with FakeOllama(models=models) as fake:
+        child = spawn(tmp_path, fake.url)
+        child.expect(r"\(instalados: llama3\.2, qwen3:8b\)")  # the start-up note
+        child.expect(PROMPT)
+        child.sendline("/modelo mistral")
+        child.expect(r"escolha um instalado: llama3\.2, qwen3:8b")
+        child.expect(PROMPT)
+        shown = child.before or ""
+        quit_(child)
+    assert "\x1b]52" not in shown and "\x1b[2J" not in shown

@@ -6,6 +6,7 @@ changed in code but not in the guide would make docai give wrong advice about it
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from docai.retrieval.params import DEFAULT_PARAMS
@@ -45,3 +46,30 @@ def test_the_repl_page_shows_the_guide_as_docai_really_indexes_it(tmp_path: Path
     _, report = open_index(Settings(docs_dir=GUIDE, cache_dir=tmp_path))
     expected = f"docai pronto: {report.files} arquivo(s), {report.chunks} trecho(s)"
     assert expected in read("repl.md")
+
+
+# Questions a user asks about docai itself, each answered by the guide page that covers it.
+ABOUT_DOCAI = [
+    ("How do I turn off the log?", "conversations.md"),
+    ("Como retomo uma conversa anterior?", "conversations.md"),
+    ("How do I copy an answer inside tmux?", "conversations.md"),
+    ("Como gravo a conversa num arquivo?", "conversations.md"),
+    ("How do I use docai from Claude Code?", "agents.md"),
+    ("Onde fica o config.toml?", "configuration.md"),
+    ("How do I write a question with several lines?", "repl-input.md"),
+    ("What does Ctrl-X Ctrl-E do?", "repl-input.md"),
+    ("Como mudo a temperatura durante a sessão?", "repl-input.md"),
+]
+
+
+def test_the_guide_answers_questions_about_docai_itself(docai, tmp_path: Path) -> None:
+    """`make run` opens the guide: asked about docai's own features, it must find them."""
+    docai.use_env(tmp_path, "http://127.0.0.1:9")
+    questions = "\n".join(question for question, _ in ABOUT_DOCAI) + "\n"
+    code, out, err = docai("search", "--json", "--dense", "off", "--docs", GUIDE,
+                           stdin=questions)
+    assert code == 0, err
+    found = [json.loads(line) for line in out.splitlines()]
+    for (question, page), result in zip(ABOUT_DOCAI, found, strict=True):
+        sources = [hit["source"] for hit in result["results"]]
+        assert page in sources, (question, sources)

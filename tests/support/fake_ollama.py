@@ -32,7 +32,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -113,9 +113,17 @@ class Responder:
         handler.wfile.write(data)
         handler.wfile.flush()
 
-    def start_stream(self, content_type: str) -> None:
+    def redirect(self, status: int, location: str) -> None:
         handler = self._handler
-        handler.send_response(200)
+        handler.send_response(status)
+        handler.send_header("Location", location)
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+        handler.wfile.flush()
+
+    def start_stream(self, content_type: str, status: int = 200) -> None:
+        handler = self._handler
+        handler.send_response(status)
         handler.send_header("Content-Type", content_type)
         handler.send_header("Transfer-Encoding", "chunked")
         handler.end_headers()
@@ -356,6 +364,12 @@ class FakeOllama(FakeChatServer):
     list_capabilities  False: `/api/show` omits `capabilities`, as servers before 0.6.4 do
     basic_auth       (user, password): as behind an authenticating proxy, every request
                      without that Basic authorisation gets 401
+    ignore_num_predict  False (Ollama's way): a chat stops after `options.num_predict`
+                     chunks with done_reason "length"; True: a server that runs on
+    raw_body         a callable giving the exact bytes of a chat reply's body, sent in chunks
+                     with `raw_status` (a hostile or broken server: a line with no end, a huge
+                     error page)
+    redirect_to      chat requests get HTTP 307 to this address
     """
 
     def __init__(
@@ -378,6 +392,10 @@ class FakeOllama(FakeChatServer):
         missing_paths: Sequence[str] = (),
         list_capabilities: bool = True,
         basic_auth: tuple[str, str] | None = None,
+        ignore_num_predict: bool = False,
+        raw_body: Callable[[], Iterable[bytes]] | None = None,
+        raw_status: int = 200,
+        redirect_to: str | None = None,
         port: int = 0,
     ) -> None:
         super().__init__(
@@ -391,6 +409,10 @@ class FakeOllama(FakeChatServer):
         self.missing_paths = tuple(missing_paths)
         self.list_capabilities = list_capabilities
         self.basic_auth = basic_auth
+        self.ignore_num_predict = ignore_num_predict
+        self.raw_body = raw_body
+        self.raw_status = raw_status
+        self.redirect_to = redirect_to
 
     def __enter__(self) -> FakeOllama:
         self.start()
@@ -499,6 +521,18 @@ class FakeOllama(FakeChatServer):
             body, inline=can_think, field=can_think and body.get("think") is not False
         )
         time.sleep(self.first_token_delay)
+        if self.redirect_to is not None:
+            respond.redirect(307, self.redirect_to)
+            return
+        if self.raw_body is not None:
+            respond.start_stream("application/x-ndjson", self.raw_status)
+            try:
+                for data in self.raw_body():
+                    respond.write_chunk(data)
+                respond.end_stream()
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client stopped reading, as it should
+            return
         if self.raw_lines is not None:
             respond.start_stream("application/x-ndjson")
             for line in self.raw_lines:
@@ -509,6 +543,10 @@ class FakeOllama(FakeChatServer):
         lines += [_line(_chunk(requested, "content", t)) for t in content]
         final = _chunk(requested, "content", "") | {"done": True}
         final |= _metrics(_prompt_words(body), len(lines))
+        limit = body.get("options", {}).get("num_predict")
+        if isinstance(limit, int) and 0 < limit < len(lines) and not self.ignore_num_predict:
+            lines = lines[:limit]  # one chunk a token, as Ollama streams
+            final |= {"done_reason": "length", "eval_count": limit}
         self.stream(
             respond, "application/x-ndjson", lines,
             error_line=_line({"error": self.error_message}), end_lines=[_line(final)],

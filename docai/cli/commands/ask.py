@@ -18,12 +18,14 @@ from collections.abc import Sequence
 from docai import messages
 from docai.answer.answerer import Answerer
 from docai.answer.recording import TurnRecorder
+from docai.cli.answer_json import JsonAnswer
 from docai.cli.control_echo import no_control_echo
 from docai.cli.render import AnswerPrinter
 from docai.cli.session_log import SessionLog, record_answer
 from docai.cli.startup import open_retrieval
+from docai.cli.terminal_text import json_text
 from docai.llm.base import make_backend
-from docai.settings import Settings
+from docai.settings import VERBOSE, Settings
 from docai.text.analysis import surely_english
 
 
@@ -33,7 +35,11 @@ def run(settings: Settings, words: Sequence[str]) -> int:
         print(messages.ERROR_PREFIX.format(message=problem), file=sys.stderr)
         return 2
     backend = make_backend(settings)  # a bad --backend/--base-url fails before indexing
-    opened = open_retrieval(settings, sys.stderr)
+    # Which embedder ranks by meaning is news once; a one-shot command says it with -v.
+    opened = open_retrieval(settings, sys.stderr, announce=settings.verbosity >= VERBOSE)
+    if settings.json_output:
+        return _answer_as_json(question, Answerer(opened.index, backend, settings,
+                                                  dense=opened.dense), settings)
     printer = AnswerPrinter(sys.stdout, sys.stderr, show_thinking=settings.show_thinking,
                             english=surely_english(question), verbosity=settings.verbosity,
                             docs=settings.docs_dir)
@@ -61,6 +67,29 @@ def run(settings: Settings, words: Sequence[str]) -> int:
     if log is not None:
         log.close()
     return 1 if printer.failed else 0
+
+
+def _answer_as_json(question: str, answerer: Answerer, settings: Settings) -> int:
+    """`ask --json`: the whole answer as one JSON object on stdout, logged as usual."""
+    collected = JsonAnswer(question, settings)
+    log = SessionLog.open(settings, warn=lambda line: print(line, file=sys.stderr))
+    recorder = TurnRecorder(question)
+    events = answerer.answer(question)
+    try:
+        for event in events:
+            recorder.see(event)
+            collected.show(event)
+    except KeyboardInterrupt:
+        events.close()
+        record_answer(log, recorder, collected, settings, interrupted=True)
+        return 130
+    finally:
+        answerer.close()
+    record_answer(log, recorder, collected, settings, interrupted=False)
+    if log is not None:
+        log.close()
+    print(json_text(collected.as_json()), flush=True)
+    return 1 if collected.failed else 0
 
 
 def read_question(words: Sequence[str]) -> tuple[str, str | None]:

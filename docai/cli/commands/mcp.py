@@ -13,22 +13,25 @@ from docai import messages
 from docai.cli.startup import open_retrieval
 from docai.cli.terminal_text import one_line
 from docai.errors import DocaiError
-from docai.index.chunk_table import ChunkTable
 from docai.settings import QUIET, Settings
 
 
 def run(settings: Settings) -> int:
     try:
         from docai.mcp_server import build_server
+        from docai.mcp_stdio import relay_stdin
     except ImportError as error:
         if (error.name or "").split(".")[0] not in ("mcp", "mcp_types"):
             raise
         raise DocaiError(messages.MCP_MISSING) from None
     opened = open_retrieval(settings, sys.stderr, progress=False)
     if settings.verbosity > QUIET:
-        table = ChunkTable.of(opened.index.chunks)
-        print(messages.MCP_READY.format(chunks=len(table), files=len(table.sources),
-                                        docs=one_line(str(settings.docs_dir))),
+        report = opened.report
+        where = (messages.MCP_STORE_WHERE.format(collection=settings.resolved_collection())
+                 if settings.store else messages.MCP_FOLDER_WHERE.format(docs=settings.docs_dir))
+        print(messages.MCP_READY.format(chunks=report.chunks, files=report.files,
+                                        where=one_line(where)),
               file=sys.stderr, flush=True)
+    relay_stdin()
     build_server(opened, settings).run("stdio")
     return 0

@@ -32,7 +32,8 @@ def run(settings: Settings, question: str | None) -> int:
         raise DocaiError(messages.SEARCH_NO_INPUT)
     if question is not None and not question.strip():
         raise DocaiError(messages.SEARCH_EMPTY_QUESTION)
-    opened = open_retrieval(settings, sys.stderr)
+    # Which embedder ranks by meaning is news once; a one-shot command says it with -v.
+    opened = open_retrieval(settings, sys.stderr, announce=settings.verbosity >= VERBOSE)
     if question is None and sys.stdin.isatty():
         print(messages.SEARCH_TYPE_QUESTIONS, file=sys.stderr, flush=True)
     questions = [question] if question is not None else _stdin_questions()
