@@ -18,7 +18,7 @@ from docai import messages
 from docai.answer.answerer import Answerer
 from docai.answer.conversation import Conversation
 from docai.cli.background import BackgroundPass
-from docai.cli.cited import show_passage
+from docai.cli.cited import open_passage, show_passage
 from docai.cli.clipboard import copy_last_answer
 from docai.cli.editor import edit_question
 from docai.cli.info import set_value, show_info
@@ -44,6 +44,7 @@ from docai.llm.errors import LLMError
 from docai.llm.models import find_installed
 from docai.loading import display_name
 from docai.log import SessionSummary
+from docai.records import Hit
 from docai.redaction import redact_url
 from docai.settings import MAX_TOP_K, Settings
 
@@ -131,10 +132,23 @@ def _help(session: Session, _argument: str) -> None:
     session.say(help_text(session))
 
 
+def _cited(session: Session) -> tuple[Hit, ...]:
+    """The sources of the last answer (after `/retomar` or `-c`, the resumed turn's)."""
+    last, turn = session.last_answer, session.conversation.last
+    return tuple(last.sources if last is not None else turn.sources if turn is not None else ())
+
+
+def _open(session: Session, argument: str) -> None:
+    sources = _cited(session)
+    if not sources:
+        session.say(messages.REPL_NO_SOURCES)
+        return
+    open_passage(session, sources, argument or "1")
+
+
 def _sources(session: Session, argument: str) -> None:
     last, turn = session.last_answer, session.conversation.last
-    # After `/retomar` or `-c` nothing was answered yet: the resumed turn's sources stand.
-    sources = last.sources if last is not None else turn.sources if turn is not None else ()
+    sources = _cited(session)
     if sources and argument:
         show_passage(session, tuple(sources), argument)
     elif sources:
@@ -316,6 +330,7 @@ def _leave(session: Session, _argument: str) -> None:
 COMMANDS: tuple[ReplCommand, ...] = (
     ReplCommand(("/ajuda", "/help", "/?"), "", messages.REPL_HELP_HELP, _help),
     ReplCommand(("/fontes",), "[N]", messages.REPL_HELP_SOURCES, _sources),
+    ReplCommand(("/abrir", "/open"), "[N]", messages.REPL_HELP_OPEN, _open),
     ReplCommand(("/pensamento",), "", messages.REPL_HELP_THINKING, _toggle_thinking),
     ReplCommand(("/k",), "N", messages.REPL_HELP_K, _top_k),
     ReplCommand(("/modelo",), "NOME", messages.REPL_HELP_MODEL, _model),

@@ -8,9 +8,12 @@ can name private things.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 from docai import messages
 from docai.answer.conversation import Conversation, Turn
@@ -24,14 +27,16 @@ from docai.text.analysis import surely_english
 if TYPE_CHECKING:  # the command table imports this module
     from docai.cli.repl_commands import Session
 
-def markdown(conversation: Conversation, *, docs: str, model: str, when: datetime) -> str:
+def markdown(conversation: Conversation, *, docs: str, model: str, when: datetime,
+             links: Callable[[str], str | None] = lambda source: None) -> str:
     """The transcript (pure): a title, then per turn the question quoted, the answer as the
-    model wrote it (Markdown already) and its sources numbered as the answer cites them."""
+    model wrote it (Markdown already) and its sources numbered as the answer cites them,
+    each a link where `links` gives the file's address (relative to the transcript)."""
     parts = [TRANSCRIPT_MARKER, messages.TRANSCRIPT_TITLE.format(docs=docs),
              messages.TRANSCRIPT_SAVED_AT.format(time=when.strftime("%Y-%m-%d %H:%M"),
                                                  model=model)]
     for number, turn in enumerate(conversation.turns, start=1):
-        parts += _turn(number, turn)
+        parts += _turn(number, turn, links)
     return "\n\n".join(parts) + "\n"
 
 
@@ -50,7 +55,8 @@ def save_conversation(session: Session, argument: str) -> None:
     shown = one_line(str(path))
     settings = session.answerer.settings
     text = markdown(conversation, docs=_what_was_asked_about(settings),
-                    model=settings.model, when=datetime.now())
+                    model=settings.model, when=datetime.now(),
+                    links=_file_links(settings, path))
     try:
         if path.exists() and not _written_by_docai(path):
             session.say(messages.SAVE_EXISTS.format(path=shown))
@@ -80,17 +86,41 @@ def _inside(path: Path, folder: Path) -> bool:
         return False
 
 
-def _turn(number: int, turn: Turn) -> list[str]:
+def _turn(number: int, turn: Turn, links: Callable[[str], str | None]) -> list[str]:
     lines = strip_controls(turn.question).strip().splitlines() or [""]
     parts = [f"## {number}. {one_line(lines[0])}".rstrip()]
     if len(lines) > 1:  # a heading holds one line: the whole question is quoted below it
         parts.append("\n".join(f"> {line}".rstrip() for line in lines))
     parts.append(strip_controls(turn.answer).strip() or _no_answer(turn))
     if turn.sources:
-        listed = "\n".join(f"{n}. {source_label(hit)}"
+        listed = "\n".join(f"{n}. {_linked(source_label(hit), links(hit.chunk.source))}"
                            for n, hit in enumerate(turn.sources, start=1))
         parts.append(f"{messages.TRANSCRIPT_SOURCES}\n\n{listed}")
     return parts
+
+
+def _linked(label: str, address: str | None) -> str:
+    if address is None:
+        return label
+    escaped = label.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    return f"[{escaped}]({address})"
+
+
+def _file_links(settings: Settings, transcript: Path) -> Callable[[str], str | None]:
+    """A source's address as the saved file links it: relative to the transcript's folder,
+    so the pair can move together; none for a shared collection this client lacks."""
+    if settings.store and not settings.docs_dir.is_dir():
+        return lambda source: None
+    docs = settings.docs_dir.expanduser().resolve()
+    folder = transcript.expanduser().resolve().parent
+
+    def link(source: str) -> str | None:
+        target = docs / source
+        if not target.is_file():
+            return None
+        return quote(os.path.relpath(target, folder).replace(os.sep, "/"))
+
+    return link
 
 
 def _no_answer(turn: Turn) -> str:

@@ -45,10 +45,10 @@ INFO_LOG_ON = "  registro        ligado: {path}"
 INFO_LOG_OFF = "  registro        desligado (--no-log ou log = false)"
 INFO_LOG_BROKEN = "  registro        indisponível nesta sessão (veja o aviso acima)"
 INFO_CONVERSATION = "  conversa        {turns} pergunta(s) até agora"
-INFO_SET_HINT = "Mude k, num_ctx, temperature, max_tokens ou thinking com /set NOME VALOR."
+INFO_SET_HINT = "Mude k, num_ctx, temperature, max_tokens, thinking ou system com /set NOME VALOR."
 
 # --- /set (docai/cli/info.py) ----------------------------------------------------------------
-REPL_HELP_SET = "muda k, num_ctx, temperature, max_tokens ou thinking (ex.: /set temperature 0.7)"
+REPL_HELP_SET = "muda k, num_ctx, temperature, max_tokens, thinking ou system (ex.: /set temperature 0.7)"
 SET_USAGE = "use /set NOME VALOR, com NOME entre {names} (ex.: /set k 5)"
 SET_UNKNOWN = "/set não muda {name!r}; nomes: {names}"
 SET_UNKNOWN_CLOSE = "/set não muda {name!r}; você quis dizer {match}? (nomes: {names})"

@@ -27,6 +27,7 @@ ARGUMENTS = {"/k": "5", "/modelo": "llama3.2"}
 REPLIES = {
     "/ajuda": messages.REPL_HELP_HEADER,
     "/fontes": messages.REPL_NO_SOURCES,
+    "/abrir": messages.REPL_NO_SOURCES,
     "/pensamento": messages.REPL_THINKING_ON,
     "/k": messages.REPL_K_SET.format(k=5),
     "/modelo": messages.REPL_MODEL_SET.format(model="llama3.2"),
@@ -110,6 +111,8 @@ def test_the_help_shows_every_command_with_the_current_values(new_session: NewSe
         "Comandos:\n"
         "  /ajuda             mostra esta ajuda\n"
         "  /fontes [N]        fontes da última resposta; /fontes N mostra o trecho N inteiro\n"
+        "  /abrir [N]         abre no seu editor o arquivo da fonte N (padrão 1), na linha do"
+        " trecho\n"
         "  /pensamento        mostra ou oculta o raciocínio do modelo (agora: oculto)\n"
         "  /k N               quantos trechos recuperar (agora: 3; de 1 a 20)\n"
         "  /modelo NOME       troca o modelo (agora: deepseek-r1)\n"
@@ -125,7 +128,7 @@ def test_the_help_shows_every_command_with_the_current_values(new_session: NewSe
         " transferência\n"
         "  /info              mostra tudo o que está em vigor: modelo, pasta, índice, busca,"
         " registro\n"
-        "  /set NOME VALOR    muda k, num_ctx, temperature, max_tokens ou thinking"
+        "  /set NOME VALOR    muda k, num_ctx, temperature, max_tokens, thinking ou system"
         " (ex.: /set temperature 0.7)\n"
         '  /editar            edita a pergunta no $EDITOR (ou Ctrl-X Ctrl-E); """ ou Alt-Enter:'
         " várias linhas\n"
@@ -139,7 +142,8 @@ def test_an_unknown_command_names_every_command(new_session: NewSession) -> None
     assert handle_line("/xyz", session)
     hint = _said(session)
     assert hint == (
-        "comando desconhecido: /xyz. Comandos: /ajuda, /fontes [N], /pensamento, /k N, "
+        "comando desconhecido: /xyz. Comandos: /ajuda, /fontes [N], /abrir [N], /pensamento, "
+        "/k N, "
         "/modelo NOME, /reindexar, /nova, /denovo, /limpar, /sessoes, /retomar N, "
         "/salvar ARQUIVO, /copiar, /info, /set NOME VALOR, /editar (e sair)\n"
     )

@@ -286,7 +286,7 @@ def test_salvar_writes_the_conversation_as_markdown_and_never_overwrites_a_users
     saved = (tmp_path / "conversa.md").read_text(encoding="utf-8")
     assert saved.startswith("<!-- docai: conversa -->\n\n# Conversa com o docai sobre ")
     assert (f"## 1. {QUESTION}\n\n{REPLY}\n\nFontes:\n\n"
-            "1. guide/install.md:3 > Instalação > Com pip") in saved
+            "1. [guide/install.md:3 > Instalação > Com pip](docs/guide/install.md)") in saved
     assert "## 2. Qual é o padrão\n\n> Qual é o padrão\n> de --num-ctx?\n\n" in saved
     assert (tmp_path / "conversa.md").stat().st_mode & 0o777 == 0o600
 
@@ -314,3 +314,24 @@ def test_a_conversation_saved_into_the_docs_folder_never_becomes_a_source(
     assert "Não encontrei nada sobre isso na documentação" in out
     code, out, err = docai("index", "--docs", docs, "-v")
     assert "conversa.md" in out + err and "conversa gravada pelo docai" in out + err
+
+
+def test_abrir_opens_the_cited_file_in_the_editor_at_the_passages_line(
+    tmp_path: Path, fake: FakeOllama
+) -> None:
+    script = tmp_path / "viewer.sh"
+    script.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > "{tmp_path}/opened"\n', encoding="utf-8")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    child = spawn(tmp_path, fake.url, {"VISUAL": str(script)})
+    child.sendline(QUESTION)
+    answer_and_prompt(child)
+    child.sendline("/abrir 2")
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "opened").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    opened = (tmp_path / "opened").read_text(encoding="utf-8").split("\n")
+    assert opened[:2] == ["+7", str((tmp_path / "docs" / "guide" / "install.md").resolve())]
+    child.sendline("/abrir 7")
+    child.expect(r"use /abrir N com N de 1 a 2")
+    child.sendline("sair")
+    child.expect(pexpect.EOF)
