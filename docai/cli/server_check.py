@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from docai import messages
-from docai.llm.base import ChatBackend, ClosedOnExit, make_backend
+from docai.llm.backends import make_backend
+from docai.llm.base import ChatBackend, ClosedOnExit
 from docai.llm.errors import LLMError, ServerUnreachable
 from docai.llm.events import Event, Message
 from docai.llm.http import QUICK_CONNECT_TIMEOUT

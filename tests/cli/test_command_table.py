@@ -18,7 +18,7 @@ from docai.answer.answerer import Answerer
 from docai.cli.repl import handle_line
 from docai.cli.repl_commands import COMMANDS, ReplCommand, Session, help_text
 from docai.cli.startup import open_retrieval
-from docai.llm.base import make_backend
+from docai.llm.backends import make_backend
 from docai.settings import Settings
 
 # An argument each command accepts, so that dispatching it does the command's real work.

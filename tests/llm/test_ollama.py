@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from docai.errors import SettingsError
-from docai.llm.base import make_backend
+from docai.llm.backends import make_backend
 from docai.llm.errors import (
     ChatUnsupported,
     MalformedResponse,

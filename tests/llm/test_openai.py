@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from docai.llm.base import make_backend
+from docai.llm.backends import make_backend
 from docai.llm.errors import (
     AuthenticationFailed,
     ModelNotFound,

@@ -24,7 +24,7 @@ from docai.cli.render import AnswerPrinter
 from docai.cli.session_log import SessionLog, record_answer
 from docai.cli.startup import open_retrieval
 from docai.cli.terminal_text import json_text
-from docai.llm.base import make_backend
+from docai.llm.backends import make_backend
 from docai.settings import VERBOSE, Settings
 from docai.text.analysis import surely_english
 
