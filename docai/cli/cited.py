@@ -21,7 +21,7 @@ from docai.cli.terminal_text import strip_controls
 from docai.records import Hit
 
 if TYPE_CHECKING:  # the command table imports this module
-    from docai.cli.repl_commands import Session
+    from docai.cli.session import Session
 
 
 def cited_passage(sources: tuple[Hit, ...], argument: str) -> tuple[Hit | None, str | None]:

@@ -20,7 +20,7 @@ from docai.cli.passages import source_label
 from docai.cli.terminal_text import strip_controls
 
 if TYPE_CHECKING:  # the command table imports this module
-    from docai.cli.repl_commands import Session
+    from docai.cli.session import Session
 
 # Terminals drop longer sequences (xterm's default limit is about this size once encoded).
 MAX_ENCODED = 100_000

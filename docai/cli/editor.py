@@ -23,10 +23,11 @@ from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from docai import messages
+from docai.cli.asking import ask
 from docai.cli.terminal_text import one_line, strip_controls
 
 if TYPE_CHECKING:  # the command table imports this module
-    from docai.cli.repl_commands import Session
+    from docai.cli.session import Session
 
 # Tried in order when neither VISUAL nor EDITOR is set (the same as prompt_toolkit's Ctrl-X
 # Ctrl-E, so both open the same editor).
@@ -83,8 +84,6 @@ def edit_question(session: Session, argument: str) -> None:
     if not question:
         return
     session.say(as_typed(question))  # as the prompt shows a typed one (Ctrl-X Ctrl-E does)
-    from docai.cli.repl import ask  # the loop imports this table; asking is the loop's job
-
     ask(question, session)
 
 

@@ -21,7 +21,7 @@ from docai.errors import SettingsError
 from docai.settings import Settings, redact_url
 
 if TYPE_CHECKING:  # the command table imports this module
-    from docai.cli.repl_commands import Session
+    from docai.cli.session import Session
 
 
 def info_text(session: Session) -> str:

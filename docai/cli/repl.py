@@ -26,24 +26,21 @@ from prompt_toolkit.keys import Keys
 
 from docai import messages
 from docai.answer.answerer import Answerer
-from docai.answer.recording import TurnRecorder
+from docai.cli.asking import ask
 from docai.cli.background import BackgroundPass
 from docai.cli.commands.ask import has_words
 from docai.cli.completion import ReplCompleter
-from docai.cli.control_echo import no_control_echo
 from docai.cli.editor import editor_bindings
 from docai.cli.info import SETTABLE
 from docai.cli.multiline import block_bindings, join_blocks, unwrap_block
-from docai.cli.render import AnswerPrinter
-from docai.cli.repl_commands import Session, find_command, run_command
+from docai.cli.repl_commands import find_command, run_command
 from docai.cli.server_check import ServerState, ServerWatch, start_note, watched_backend
-from docai.cli.sessions import open_session_log, record_turn
+from docai.cli.session import Session
+from docai.cli.sessions import open_session_log
 from docai.cli.startup import open_retrieval
 from docai.cli.terminal_text import one_line, strip_controls
 from docai.redaction import redact_url
 from docai.settings import QUIET, Settings, history_file
-from docai.store.errors import StoreUnavailable
-from docai.text.analysis import surely_english
 
 
 def run(settings: Settings, *, resume: bool = False) -> int:
@@ -127,49 +124,6 @@ def handle_line(line: str, session: Session) -> bool:
     else:
         ask(text, session)
     return not session.leaving
-
-
-def ask(question: str, session: Session, *, fresh: bool = False) -> None:
-    """Stream one answer, as a turn of the session's conversation (`fresh`: not replayed
-    from the answer cache); Ctrl-C stops it and closes the stream to the model.
-
-    At a terminal the prompt comes back after Ctrl-C; with piped input there is no prompt to
-    come back to, so the interrupt ends the run (exit 130, like any command).
-    """
-    printer = AnswerPrinter(session.out, sys.stderr, show_thinking=session.show_thinking,
-                            english=surely_english(question),
-                            verbosity=session.answerer.settings.verbosity,
-                            docs=session.answerer.settings.docs_dir)
-    session.last_answer = printer
-    recorder = TurnRecorder(question)
-    events = session.answerer.answer(question, session.conversation, fresh=fresh)
-    interrupted = False
-    try:
-        with no_control_echo(sys.stdin):
-            for event in events:
-                recorder.see(event)
-                printer.show(event)
-            printer.finish()
-        session.model_failed |= printer.failed
-    except KeyboardInterrupt:
-        events.close()
-        printer.interrupted()
-        recorder.interrupted()
-        interrupted = True
-        if not session.interactive:
-            record_turn(session, recorder, printer, interrupted=True)
-            raise
-    except StoreUnavailable as error:  # the shared store dropped: the next question retries
-        printer.abandon()
-        print(messages.ERROR_PREFIX.format(message=strip_controls(str(error))), file=sys.stderr)
-        return
-    except BaseException:
-        printer.abandon()
-        raise
-    session.conversation = session.conversation.add(recorder.turn())
-    record_turn(session, recorder, printer, interrupted=interrupted)
-    session.out.write("\n")
-    session.out.flush()
 
 
 def _terminal_lines(session: Session, *, announce: bool) -> Iterable[str]:

@@ -1,7 +1,8 @@
 """The REPL's commands, in one table (`COMMANDS`) that dispatch, `/ajuda` and the
 unknown-command hint are all built from, so none of them can forget a command.
 
-Each command reads or changes the `Session` of one REPL run and prints a short pt-BR reply.
+Each command reads or changes the `Session` of one REPL run (`cli/session.py`) and prints a
+short pt-BR reply; asking is `cli/asking.py`'s, which the loop and `/denovo` share.
 Settings stay frozen: a command that changes one derives new Settings with
 `dataclasses.replace` and hands them to the Answerer, which keeps its caches (their keys
 include k and the model) unless the index itself changed.
@@ -11,28 +12,24 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import TextIO
+from dataclasses import dataclass, replace
 
 from docai import messages
-from docai.answer.answerer import Answerer
 from docai.answer.conversation import Conversation
-from docai.cli.background import BackgroundPass
+from docai.cli.asking import ask
 from docai.cli.cited import open_passage, show_passage
 from docai.cli.clipboard import copy_last_answer
 from docai.cli.editor import edit_question
 from docai.cli.info import set_value, show_info
 from docai.cli.passages import snippet, source_label
-from docai.cli.render import AnswerPrinter
 from docai.cli.report import index_command, store_index_command
 from docai.cli.server_check import (
-    ServerWatch,
     ask_server,
     describe_model,
     installed_list,
     watched_backend,
 )
-from docai.cli.session_log import SessionLog
+from docai.cli.session import Session
 from docai.cli.sessions import list_sessions, resume_session
 from docai.cli.startup import open_retrieval
 from docai.cli.terminal_text import one_line, strip_controls
@@ -43,35 +40,11 @@ from docai.index.chunk_table import ChunkTable
 from docai.llm.errors import LLMError
 from docai.llm.models import find_installed
 from docai.loading import display_name
-from docai.log import SessionSummary
 from docai.records import Hit
 from docai.redaction import redact_url
 from docai.settings import MAX_TOP_K, Settings
 
 CLEAR_SCREEN = "\x1b[H\x1b[2J"  # cursor home, erase the screen
-
-
-@dataclass(slots=True)
-class Session:
-    """The mutable state of one REPL run (never module-level)."""
-
-    answerer: Answerer
-    show_thinking: bool
-    out: TextIO
-    interactive: bool
-    last_answer: AnswerPrinter | None = None
-    model_failed: bool = False
-    leaving: bool = False  # the user asked to end the session
-    server: ServerWatch | None = None  # what is known of the model server (REPL at a terminal)
-    conversation: Conversation = field(default_factory=Conversation)  # the turns so far
-    background: BackgroundPass | None = None  # embeds the collection while the prompt waits
-    log: SessionLog | None = None  # the log of exchanges (None: --no-log)
-    listed_sessions: list[SessionSummary] = field(default_factory=list)  # the last /sessoes
-
-    def say(self, text: str) -> None:
-        """A command's reply: one or more lines on the REPL's output, shown at once."""
-        self.out.write(text + "\n")
-        self.out.flush()
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,9 +282,6 @@ def _retry(session: Session, _argument: str) -> None:
     if last is None:
         session.say(messages.REPL_NOTHING_TO_RETRY)
         return
-    # Imported here: the loop imports this table, and asking is the loop's job.
-    from docai.cli.repl import ask
-
     session.conversation = session.conversation.without_last()
     ask(last.question, session, fresh=True)
 

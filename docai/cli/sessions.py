@@ -20,7 +20,7 @@ from docai.log import SessionSummary
 from docai.settings import Settings
 
 if TYPE_CHECKING:  # the command table imports this module
-    from docai.cli.repl_commands import Session
+    from docai.cli.session import Session
 
 SESSIONS_LISTED = 10  # what /sessoes shows: the last ten are the ones worth resuming
 QUESTION_WIDTH = 70

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -14,7 +15,7 @@ from docai.cli.progress import progress_bar
 from docai.cli.report import nothing_to_search, print_index_notes
 from docai.cli.terminal_text import strip_controls
 from docai.errors import DocsFolderError
-from docai.index.build_report import BuildReport
+from docai.index.build_report import BuildReport, PhaseTimings
 from docai.loading import unsupported_suffixes
 from docai.retrieval.dense import DenseRanking, open_dense
 from docai.retrieval.search_index import SearchIndex, open_index
@@ -45,9 +46,7 @@ def open_retrieval(
     embedding model (once a session: not again when the REPL reindexes); `notes` off leaves
     the account of what changed to the caller (`/reindexar` says it in its one line)."""
     if settings.store:
-        from docai.store.startup import open_store
-
-        return open_store(settings, err, announce=announce)
+        return _open_store(settings, err, announce=announce)
     bar = progress_bar if progress else None
     started = time.monotonic()
     index, report = open_index(settings, progress=bar)
@@ -68,6 +67,37 @@ def open_retrieval(
     if dense is not None and announce:
         announce_embedder(dense, settings, err)
     return Opened(index, report, dense)
+
+
+def _open_store(settings: Settings, err: TextIO, *, announce: bool) -> Opened:
+    """The shared store's collection as an index the verdict and the answerer use as they
+    use a local one (StoreError when it cannot be read). A client never writes: dense
+    ranking over the store reads the stored vectors only."""
+    from docai.store.search import StoreIndex  # psycopg only when a store is used
+
+    docs = settings.docs_dir if settings.docs_dir.is_dir() else None
+    index = StoreIndex(settings.store or "", settings.resolved_collection(), settings.retrieval,
+                       docs_dir=docs)
+    dense = None
+    if settings.dense:
+        from docai.store.dense import open_store_dense
+
+        dense = open_store_dense(settings, index, _warner(err))
+        if announce:
+            announce_embedder(dense, settings, err)  # type: ignore[arg-type]
+    report = BuildReport(
+        files=index.chunks.file_count(), new=0, changed=0, removed=0, unchanged=0,
+        skipped=(), notices=(), sections=0, chunks=len(index), tokens=0,
+        timings=PhaseTimings(0, 0, 0, 0), cache_status=None, cache_warning=None)
+    return Opened(index, report, dense)  # type: ignore[arg-type]
+
+
+def _warner(err: TextIO) -> Callable[[str], None]:
+    def warn(line: str) -> None:
+        err.write(strip_controls(line) + "\n")
+        err.flush()
+
+    return warn
 
 
 def announce_embedder(dense: DenseRanking, settings: Settings, err: TextIO) -> None:

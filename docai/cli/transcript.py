@@ -25,7 +25,7 @@ from docai.settings import Settings
 from docai.text.analysis import surely_english
 
 if TYPE_CHECKING:  # the command table imports this module
-    from docai.cli.repl_commands import Session
+    from docai.cli.session import Session
 
 def markdown(conversation: Conversation, *, docs: str, model: str, when: datetime,
              links: Callable[[str], str | None] = lambda source: None) -> str:

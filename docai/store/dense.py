@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TextIO
+from typing import Any
 
 import numpy as np
 from cachetools import LRUCache
@@ -209,19 +209,10 @@ def _embedder(settings: Settings, warn: Callable[[str], None]) -> Embedder:
 
 
 def open_store_dense(
-    settings: Settings, index: StoreIndex, err: TextIO, *, announce: bool = True
+    settings: Settings, index: StoreIndex, warn: Callable[[str], None]
 ) -> StoreDense:
-    from docai.cli.startup import embedder_label
-    from docai.settings import QUIET
-
-    def warn(line: str) -> None:
-        err.write(line + "\n")
-        err.flush()
-
-    embedder = _embedder(settings, warn)
-    if announce and settings.verbosity > QUIET:
-        warn(messages.DENSE_EMBEDDER_IN_USE.format(name=embedder_label(embedder.name)))
-    return StoreDense(index, embedder, index.params, warn)
+    """The dense ranking over `index`; what goes wrong with the embedder is said to `warn`."""
+    return StoreDense(index, _embedder(settings, warn), index.params, warn)
 
 
 def embed_collection(settings: Settings, name: str, say: Callable[[str], None]) -> int:
