@@ -6,17 +6,17 @@ embedded, and by words alone until then: a question never waits on the embedder,
 passages do not change under the user as a pass goes on (the first questions of a new
 folder, asked at 2 % and at 100 % embedded, got different sources; the commands now say
 that results improve when embedding ends, and when that will be). Embedding happens at
-`docai index` and in the REPL's background pass (`docai.retrieval.dense_pass`). The mode
-below, where a question embeds its own candidates, is kept for the shared store (whose
-clients never write vectors) and for scoring sets.
+`docai index` and in the REPL's background pass (`docai.retrieval.dense_pass`); once it is
+done, a question embeds only itself.
+
+The other mode (`words_until_complete` off), where a question's own lexical candidates
+(the top `dense_candidates`) are embedded when their vectors are missing, at most
+`dense_question_windows` of them, is kept for the shared store (whose clients never write
+vectors) and for scoring sets (`scripts/eval.py`), whose figures it keeps comparable.
 
 Why re-rank rather than search by vectors alone: TF-IDF and BM25 only match shared terms,
 so a question that paraphrases the docs, or asks in Portuguese about English docs, ranks
-the right passage low; an embedding model places both near each other. But embedding a
-large collection on a CPU takes hours, so answers cannot wait for it. A question's own
-lexical candidates (the top `dense_candidates`) are embedded when their vectors are
-missing, before ranking, at most `dense_question_windows` of them (best candidates first):
-the first answer after start-up waits a few seconds at most, however deep the re-ranking.
+the right passage low; an embedding model places both near each other.
 
 What is embedded: each chunk as short windows (`docai.retrieval.dense_windows`), a chunk
 scored by its best window. The dense order of the candidates is fused with the lexical
