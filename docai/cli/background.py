@@ -2,8 +2,8 @@
 prompt waits for the user, and paused while a question is answered.
 
 Why only while idle: the pass and the chat model compete for the same CPU cores, and an
-answer must never wait behind the pass. Pausing costs no quality: a question embeds its own
-candidates first (`DenseRanking.rerank`), so it gets the same passages either way. The pass
+answer must never wait behind the pass. Pausing costs no quality: until the pass ends every
+question is ranked by words alone (`DenseRanking.ready`), the same passages either way. The pass
 hears a pause between two batches of a few windows, saves every minute and when the REPL
 closes, and the next session goes on from where this one stopped (or, once every window
 is embedded, finds the collection marked complete and does nothing).
@@ -12,6 +12,7 @@ is embedded, finds the collection marked complete and does nothing).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -41,6 +42,11 @@ class BackgroundPass:
         self._done = 0
         self._total = 0
         self._running = False  # a progress display is open: there is something to show
+        # The pass's own pace, for the time left: chunks and seconds while it ran (pauses
+        # are not counted), and when it last reported.
+        self._paced_chunks = 0
+        self._paced_seconds = 0.0
+        self._last_report = 0.0
         self._thread = threading.Thread(target=self._run, name="docai-embed", daemon=True)
 
     def start(self) -> BackgroundPass:
@@ -84,8 +90,18 @@ class BackgroundPass:
         if not self._running or self._total == 0 or self._done >= self._total:
             return None
         percent = 100 * self._done // self._total
-        return messages.DENSE_BACKGROUND_STATUS.format(
-            done=self._done, total=self._total, percent=percent)
+        left = self.seconds_left()
+        if left is None:
+            return messages.DENSE_BACKGROUND_STATUS.format(
+                done=self._done, total=self._total, percent=percent)
+        return messages.DENSE_BACKGROUND_STATUS_ETA.format(
+            done=self._done, total=self._total, percent=percent, eta=duration(left))
+
+    def seconds_left(self) -> float | None:
+        """The time the pass still needs at its own pace (None before it has one)."""
+        if self._paced_chunks == 0 or self._paced_seconds <= 0:
+            return None
+        return (self._total - self._done) * self._paced_seconds / self._paced_chunks
 
     def _run(self) -> None:
         while not self._closing.is_set():
@@ -109,10 +125,15 @@ class BackgroundPass:
         """A `docai.records.Progress` that keeps the counts for `status`."""
         del label
         self._total, self._done, self._running = total, done, True
+        self._last_report = time.monotonic()
         self.on_change()
 
         def advance(count: int) -> None:
+            now = time.monotonic()
             self._done += count
+            self._paced_chunks += count
+            self._paced_seconds += now - self._last_report
+            self._last_report = now
             self.on_change()
 
         try:
@@ -120,3 +141,14 @@ class BackgroundPass:
         finally:
             self._running = False
             self.on_change()
+
+
+def duration(seconds: float) -> str:
+    """A time left, as a person reads it: "40 s", "12 min", "1 h 05 min"."""
+    whole = max(1, round(seconds))
+    if whole < 120:
+        return messages.DURATION_SECONDS.format(seconds=whole)
+    minutes = round(whole / 60)
+    if minutes < 60:
+        return messages.DURATION_MINUTES.format(minutes=minutes)
+    return messages.DURATION_HOURS.format(hours=minutes // 60, minutes=minutes % 60)

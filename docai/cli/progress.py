@@ -1,7 +1,9 @@
 """A progress bar on stderr for long jobs (parsing files, embedding chunks); nothing at all
 when not on a terminal or when the job is too short for a bar to be more than a flicker.
 
-Stdout stays clean for `--json` and pipes; the bar is transient so it leaves no residue.
+Stdout stays clean for `--json` and pipes; the bar is one line, redrawn in place (no
+scrolling), with the time spent and the time left at the job's own pace, and transient so it
+leaves no residue.
 rich is imported only when a bar is shown: every command passes this function along, and
 most never draw a bar (a warm start has nothing to parse), so importing rich up front
 would cost them all ~50 ms.
@@ -27,6 +29,7 @@ def progress_bar(label: str, total: int, done: int = 0) -> Iterator[Callable[[in
         Progress,
         TextColumn,
         TimeElapsedColumn,
+        TimeRemainingColumn,
     )
 
     bar = Progress(
@@ -34,6 +37,7 @@ def progress_bar(label: str, total: int, done: int = 0) -> Iterator[Callable[[in
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        TimeRemainingColumn(),
         console=Console(stderr=True),
         transient=True,
     )

@@ -37,7 +37,7 @@ from docai.cli.repl_commands import find_command, run_command
 from docai.cli.server_check import ServerState, ServerWatch, start_note, watched_backend
 from docai.cli.session import Session
 from docai.cli.sessions import open_session_log
-from docai.cli.startup import open_retrieval
+from docai.cli.startup import dense_coverage, open_retrieval
 from docai.cli.terminal_text import one_line, strip_controls
 from docai.redaction import redact_url
 from docai.settings import QUIET, Settings, history_file
@@ -73,9 +73,8 @@ def run(settings: Settings, *, resume: bool = False) -> int:
     session.server = watch
     open_session_log(session, settings, resume=resume)
     if interactive and opened.dense is not None and not settings.store:
-        if not quiet and opened.dense.known_complete():  # else the prompt shows the pass
-            print(messages.DENSE_COVERAGE_COMPLETE.format(total=len(opened.dense.chunks)),
-                  file=sys.stderr, flush=True)
+        if not quiet:  # until complete: words only meanwhile; the prompt shows the pass
+            print(dense_coverage(opened.dense), file=sys.stderr, flush=True)
         session.background = BackgroundPass(opened.dense).start()
     try:
         if interactive:

@@ -53,6 +53,17 @@ DENSE_SERVER_KINDS = {"ollama": "Ollama", "openai": "servidor compatível com Op
 DENSE_AUTO_FALLBACK = "{reason}; usando o modelo de embeddings embutido."
 DENSE_QUESTION_PROGRESS = "Preparando a busca por significado"
 DENSE_BACKGROUND_STATUS = "Embeddings: {done} de {total} trechos ({percent}%)"
+DENSE_BACKGROUND_STATUS_ETA = "Embeddings: {done} de {total} trechos ({percent}%), faltam ~{eta}"
+# A duration for an ETA: seconds under two minutes, then minutes, then hours and minutes.
+DURATION_SECONDS = "{seconds} s"
+DURATION_MINUTES = "{minutes} min"
+DURATION_HOURS = "{hours} h {minutes:02d} min"
+# `docai index` on a collection not yet embedded: what the questions get meanwhile.
+DENSE_INDEX_EMBEDDING = (
+    "Calculando os embeddings de {missing} janela(s) ({done} de {total} trechos prontos); "
+    "Ctrl-C interrompe sem perder o já feito. Até terminar, as perguntas usam só a busca "
+    "por palavras."
+)
 
 # --- evaluation, `docai eval` (docai/retrieval/evaluation.py, docai/cli/commands/evaluate.py) ---
 EVAL_FILE_UNREADABLE = "não consigo ler o arquivo de perguntas {file}: {reason}"
@@ -94,9 +105,15 @@ EVAL_FILE_TOO_LARGE = "maior que {limit} bytes"
 
 # How much of the collection the dense ranking covers (`docai search -v`, the REPL).
 DENSE_COVERAGE_PARTIAL = (
-    "Busca por significado: {done} de {total} trechos com embeddings ({percent}%); os outros "
-    "são calculados quando uma pergunta precisa deles, no modo interativo enquanto ele "
-    "espera, ou já com `docai index --embed`."
+    "Busca por significado: {done} de {total} trechos com embeddings ({percent}%); até "
+    "terminar, as perguntas são respondidas só pela busca por palavras, sem esperar. Os "
+    "resultados melhoram quando os embeddings terminarem: `docai index --embed` os calcula "
+    "agora e diz quanto falta; o modo interativo, enquanto espera por você."
+)
+DENSE_COVERAGE_PARTIAL_ETA = (
+    "Busca por significado: {done} de {total} trechos com embeddings ({percent}%); até "
+    "terminar, só busca por palavras. Os resultados melhoram quando os embeddings "
+    "terminarem, em cerca de {eta}."
 )
 DENSE_COVERAGE_COMPLETE = (
     "Busca por significado: os {total} trechos têm embeddings; nenhuma pergunta espera por "

@@ -1,13 +1,22 @@
-"""Dense ranking: the lexical candidates re-ranked by an embedding model, never waiting
-for the whole collection.
+"""Dense ranking: the lexical candidates re-ranked by an embedding model, fused with the
+whole collection's ranking by meaning.
+
+What every command uses (`open_dense`) ranks by meaning only once the whole collection is
+embedded, and by words alone until then: a question never waits on the embedder, and its
+passages do not change under the user as a pass goes on (the first questions of a new
+folder, asked at 2 % and at 100 % embedded, got different sources; the commands now say
+that results improve when embedding ends, and when that will be). Embedding happens at
+`docai index` and in the REPL's background pass (`docai.retrieval.dense_pass`); once it is
+done, a question embeds only itself.
+
+The other mode (`words_until_complete` off), where a question's own lexical candidates
+(the top `dense_candidates`) are embedded when their vectors are missing, at most
+`dense_question_windows` of them, is kept for the shared store (whose clients never write
+vectors) and for scoring sets (`scripts/eval.py`), whose figures it keeps comparable.
 
 Why re-rank rather than search by vectors alone: TF-IDF and BM25 only match shared terms,
 so a question that paraphrases the docs, or asks in Portuguese about English docs, ranks
-the right passage low; an embedding model places both near each other. But embedding a
-large collection on a CPU takes hours, so answers cannot wait for it. A question's own
-lexical candidates (the top `dense_candidates`) are embedded when their vectors are
-missing, before ranking, at most `dense_question_windows` of them (best candidates first):
-the first answer after start-up waits a few seconds at most, however deep the re-ranking.
+the right passage low; an embedding model places both near each other.
 
 What is embedded: each chunk as short windows (`docai.retrieval.dense_windows`), a chunk
 scored by its best window. The dense order of the candidates is fused with the lexical
@@ -81,7 +90,9 @@ class DenseRanking:
         progress: Progress | None = None,
         questions: LRUCache[str, np.ndarray] | None = None,
         windows: DenseWindows | None = None,
+        words_until_complete: bool = False,
     ) -> None:
+        self.words_until_complete = words_until_complete
         self.chunks = ChunkTable.of(chunks)
         self.embedder = embedder
         self.vectors = vectors
@@ -111,7 +122,8 @@ class DenseRanking:
         other = DenseRanking(self.chunks, self.embedder, self.vectors, params=params,
                              warn=self.warn, progress=self._progress,
                              questions=self.job.questions,
-                             windows=self.windows if same_windows else None)
+                             windows=self.windows if same_windows else None,
+                             words_until_complete=self.words_until_complete)
         if same_windows:
             other.collection.carry_on_from(self.collection)
         return other
@@ -133,7 +145,7 @@ class DenseRanking:
         """
         params = self.params
         candidates = ranked[: params.dense_candidates]
-        if not self.active or len(candidates) == 0:
+        if not self.active or len(candidates) == 0 or not self.ready():
             return Reranked(ranked, scores, None)
         try:
             # The question first: its size is the embedder's, which the stored vectors must
@@ -167,6 +179,15 @@ class DenseRanking:
             rankings, self._tiebreak, k=params.dense_rrf_k, weights=weights
         )
         return Reranked(fused, fused_scores, float(similarities.max()))
+
+    def ready(self) -> bool:
+        """Whether a question is ranked by meaning now: always, unless
+        `words_until_complete` (every command's ranking, `open_dense`), where only once
+        every chunk has its vectors. Until then a question gets exactly the ranking of
+        `--dense off`, and embeds nothing: its answer neither waits on the embedder nor
+        changes as the pass goes on, and changes once, when the pass ends (the commands
+        say so, and when)."""
+        return not self.words_until_complete or self.known_complete()
 
     def question_vector(self, question: str) -> np.ndarray:
         """The question's unit vector (kept for the last questions), of its first
@@ -250,6 +271,7 @@ def open_dense_ranking(
     rebuild: bool = False,
     warn: Callable[[str], None] = lambda line: None,
     progress: Progress | None = None,
+    words_until_complete: bool = False,
 ) -> DenseRanking:
     """The dense ranking of `chunks` with `embedder`, its vectors kept in `cache_dir` (the
     index's folder, `Settings.resolved_cache_dir()`). Reads the store; embeds nothing and
@@ -257,7 +279,7 @@ def open_dense_ranking(
     path = vector_store.store_path(cache_dir, embedder.name)
     vectors = WindowVectors(path, embedder.name, rebuild=rebuild)
     ranking = DenseRanking(chunks, embedder, vectors, params=params, warn=warn,
-                           progress=progress)
+                           progress=progress, words_until_complete=words_until_complete)
     ranking.job.report_notices()
     return ranking
 
@@ -272,9 +294,10 @@ def open_dense(
 ) -> DenseRanking | None:
     """The dense ranking `settings` ask for (None with `--dense off` or no chunks).
 
-    Nothing is embedded here: candidates are embedded question by question (`rerank`).
-    When `--embed-model auto` finds no embedding model in Ollama (or no Ollama), `warn`
-    says so and the bundled model stands in.
+    Nothing is embedded here, nor by a question: until every chunk has its vectors (`docai
+    index`, the REPL's background pass) questions are ranked by words alone, exactly as
+    with `--dense off` (`DenseRanking.ready`). When `--embed-model auto` finds no embedding
+    model in Ollama (or no Ollama), `warn` says so and the bundled model stands in.
     """
     if not settings.dense or not chunks:
         return None
@@ -287,5 +310,5 @@ def open_dense(
     # can take hours to compute again.
     return open_dense_ranking(
         chunks, embedder, settings.resolved_cache_dir(), params=params, warn=warn,
-        progress=progress,
+        progress=progress, words_until_complete=True,
     )

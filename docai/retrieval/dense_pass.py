@@ -103,14 +103,14 @@ class CollectionPass:
         return self.complete
 
     def embedded_chunks(self) -> int:
-        """How many chunks have every window's vector (walks the collection unless it is
-        known complete: for a report, not for every question)."""
+        """How many chunks have every window's vector, counted as the pass counts them:
+        the chunks before the first one that lacks a vector (the pass embeds in order, and
+        a question embeds nothing ahead of it), so `docai search -v`, `/info` and the
+        progress line all say the same number."""
         if self.known_complete():
             return len(self.windows)
-        self.advance_cursor()  # every chunk before the pass's cursor has its vectors
-        return self.cursor + sum(
-            1 for row in range(self.cursor, len(self.windows))
-            if self.windows.complete_row(row))
+        self.advance_cursor()
+        return self.cursor
 
     def windows_to_embed(self, limit: int) -> int | None:
         """How many windows of the collection lack a vector, or None when over `limit`

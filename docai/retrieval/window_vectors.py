@@ -54,6 +54,7 @@ class WindowVectors:
         self._stored_file: tuple[int, int, int] | None = None  # which file it was read from
         self._table: dict[str, np.ndarray] = {}  # embedded since the last save
         self._damaged: set[str] = set()  # stored rows found non-finite: embedded again
+        self._damage_said = False  # the damage was reported (once a process)
         self._unsaved = 0
         self._new_mark: bytes | None = None  # a collection found complete, not yet saved
         self._merge = not rebuild  # --rebuild: what the file holds must not come back
@@ -114,9 +115,12 @@ class WindowVectors:
                 return matrix
             bad = stored & ~vector_store.sound_rows(matrix)
             if bad.any():
-                self._damaged.update(keys[i] for i in np.flatnonzero(bad).tolist())
-                self.notices.append(self._dropped(
-                    messages.DENSE_STORE_CORRUPT.format(file=self.path.name)))
+                found = {keys[i] for i in np.flatnonzero(bad).tolist()}
+                if not self._damage_said:  # once: a question and the whole-collection
+                    self._damage_said = True  # scan may each read damaged rows
+                    self.notices.append(self._dropped(
+                        messages.DENSE_STORE_CORRUPT.format(file=self.path.name)))
+                self._damaged.update(found)
                 matrix[bad] = 0.0
             return matrix
 

@@ -155,19 +155,18 @@ def test_index_embeds_a_small_collection_at_once_and_says_how_far_a_large_one_is
     monkeypatch.setattr("docai.cli.commands.index.UP_FRONT_WINDOWS", 59)  # 60 are too many
     large = docai("index", *cache)
     assert large.returncode == 0, large.stderr
-    assert "0 de 60 trechos com embeddings; o restante é calculado em segundo plano" in large.stderr
+    assert "0 de 60 trechos com embeddings (0%); até terminar, as perguntas são respondidas " \
+        "só pela busca por palavras" in large.stderr
     assert stored_windows(tmp_path, docs, BUNDLED) == 0
     partial = docai(*search)
-    # What the question's candidates embedded, no more.
-    found = re.search(r"Busca por significado: (\d+) de 60 trechos com embeddings \(\d+%\)",
-                      partial.stderr)
-    assert found and 0 < int(found.group(1)) < 60
+    # A question embeds nothing: it is ranked by words until the collection is embedded.
+    assert "Busca por significado: 0 de 60 trechos com embeddings (0%)" in partial.stderr
+    assert stored_windows(tmp_path, docs, BUNDLED) == 0
 
     monkeypatch.undo()
     small = docai("index", *cache)
     assert small.returncode == 0, small.stderr
-    assert f"Embeddings prontos para os 60 trechos ({60 - int(found.group(1))} janelas novas" \
-        in small.stdout
+    assert "Embeddings prontos para os 60 trechos (60 janelas novas" in small.stdout
     assert stored_windows(tmp_path, docs, BUNDLED) == window_count(docs) == 60
     whole = docai(*search)
     assert ("Busca por significado: os 60 trechos têm embeddings; nenhuma pergunta espera "
@@ -247,6 +246,8 @@ def test_embed_model_auto_uses_an_installed_embedder_or_says_it_falls_back(
         chosen = docai(*args)
         assert chosen.returncode == 0, chosen.stderr
         assert "Busca por significado: bge-m3:latest, no Ollama" in chosen.stderr
+        embedded = docai("index", *args[2:])  # 6 chunks: embedded up front
+        assert embedded.returncode == 0, embedded.stderr
         assert any(body["model"] == "bge-m3:latest" for body in server.bodies("/api/embed"))
     with EmbeddingOllama(models=(FakeModel("deepseek-r1:latest"),)) as server:
         docai.use_env(tmp_path, server.url)
@@ -304,3 +305,10 @@ def test_the_pass_pauses_while_a_question_is_answered(tmp_path: Path) -> None:
         child.expect(PROMPT)
         wait_for(lambda: len(server.embedded_texts()) > waiting)  # and it goes on after
         leave(child)
+
+
+def test_the_time_left_reads_as_a_person_reads_it() -> None:
+    from docai.cli.background import duration
+
+    assert [duration(s) for s in (0.2, 40, 119.4, 150, 59 * 60, 3900, 7 * 3600)] == [
+        "1 s", "40 s", "119 s", "2 min", "59 min", "1 h 05 min", "7 h 00 min"]

@@ -75,7 +75,8 @@ def rewrite_store(path: Path, damage: str) -> None:
         bits = vectors.view(np.uint16)
         bits[:, 0] ^= 0x4000
     assert np.isfinite(vectors).all()
-    vector_store.save(path, StoredVectors(STORED, stored.digests, vectors))
+    vector_store.save(path, StoredVectors(STORED, stored.digests, vectors,
+                                      stored.complete_for))
 
 
 @pytest.mark.parametrize("damage", ["scaled", "exponent bit"])
@@ -124,6 +125,7 @@ def test_vectors_that_change_size_mid_session_turn_dense_off_with_one_warning(
     windows of its own passages, then the server answers with vectors of another size while
     the second's passages are half embedded."""
     docs = write_docs(tmp_path / "docs")
+    assert run(tmp_path, fake.url, "--docs", docs, "index", "--embed").returncode == 0
     process = subprocess.Popen(
         [DOCAI, "--embed-model", MODEL, "--docs", str(docs), "--json", "search"],
         env=docai_env(tmp_path, fake.url), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -160,6 +162,7 @@ def test_a_long_question_is_embedded_only_as_far_as_the_model_reads(
 ) -> None:
     docs = write_docs(tmp_path / "docs")
     question = "como instalo o docai com pip " * 4000  # 116 KB
+    assert run(tmp_path, fake.url, "--docs", docs, "index", "--embed").returncode == 0
     done = run(tmp_path, fake.url, "--docs", docs, "-q", "ask", "-", stdin=question)
     assert done.returncode == 0, done.stderr
     assert REPLY in done.stdout
@@ -168,8 +171,11 @@ def test_a_long_question_is_embedded_only_as_far_as_the_model_reads(
     assert question[:MAX_QUERY_CHARS] in sent
 
 
-def test_ctrl_c_while_a_question_is_embedded_ends_the_wait(tmp_path: Path) -> None:
+def test_ctrl_c_while_a_question_is_embedded_ends_the_wait(
+    tmp_path: Path, fake: EmbeddingOllama
+) -> None:
     docs = write_docs(tmp_path / "docs")
+    assert run(tmp_path, fake.url, "--docs", docs, "index", "--embed").returncode == 0
     with EmbeddingOllama(reply=REPLY, embed_delay=60) as slow:
         process = subprocess.Popen(
             [DOCAI, "--embed-model", MODEL, "--docs", str(docs), "ask", QUESTION],

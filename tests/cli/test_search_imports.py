@@ -81,6 +81,11 @@ def test_a_warm_search_ranking_by_meaning_loads_the_bundled_model_and_no_http_cl
     """The default search (dense on, the bundled model) needs no HTTP client either."""
     written_long_ago(sample_docs)
     _search(tmp_path, sample_docs, "cold.json", dense="on")
+    embedded = subprocess.run(  # every chunk embedded: questions are ranked by meaning
+        [sys.executable, "-m", "docai", "index", "--embed", "--docs", str(sample_docs),
+         "--cache-dir", str(tmp_path / "cache"), "--dense", "on"],
+        capture_output=True, text=True, timeout=300, check=False)
+    assert embedded.returncode == 0, embedded.stderr
     output, warm = _search(tmp_path, sample_docs, "warm.json", dense="on")
     assert "install.md" in output
     assert _loaded(warm, (*NOT_FOR_A_WARM_SEARCH, "httpx")) == []

@@ -365,19 +365,34 @@ def run_search(docs: Path, cache: Path, url: str, *extra: str) -> subprocess.Com
                           cwd=Path(__file__).resolve().parents[2])
 
 
-def test_docai_search_with_embed_model_embeds_candidates_once(
+def test_a_question_on_a_fresh_folder_embeds_nothing_and_ranks_as_words_only(
     docs: Path, tmp_path: Path, fake: EmbeddingOllama
 ) -> None:
-    first = run_search(docs, tmp_path / "cache", fake.url, "--embed-model", MODEL)
+    """No question waits on the embedder: until the collection is embedded, `docai search`
+    embeds neither the question nor a window, answers as `--dense off` does, and says so;
+    once `docai index --embed` has embedded it all, a question embeds only itself."""
+    cache = tmp_path / "cache"
+    first = run_search(docs, cache, fake.url, "--embed-model", MODEL, "-v")
     assert first.returncode == 0, first.stderr
-    assert json.loads(first.stdout)["results"]
-    sent = fake.embedded_texts()
-    assert sent[0] == "pip install docai" and len(sent) > 1  # the question, then its windows
+    assert fake.embedded_texts() == []  # nothing embedded, not even the question
+    words = run_search(docs, cache, fake.url, "--dense", "off")
+    assert json.loads(first.stdout) == json.loads(words.stdout)
+    assert "só pela busca por palavras" in first.stderr
+    assert "0 de " in first.stderr
 
-    again = run_search(docs, tmp_path / "cache", fake.url, "--embed-model", MODEL)
-    assert again.returncode == 0, again.stderr
-    assert json.loads(again.stdout) == json.loads(first.stdout)
-    assert fake.embedded_texts()[len(sent):] == ["pip install docai"]  # vectors reused
+    embedded = subprocess.run(
+        [sys.executable, "-m", "docai", "index", "--embed", "--docs", str(docs), "--cache-dir",
+         str(cache), "--ollama-url", fake.url, "--embed-model", MODEL, "--dense", "on"],
+        capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
+    assert embedded.returncode == 0, embedded.stderr
+    windows_sent = len(fake.embedded_texts())
+    assert windows_sent == len(all_windows(index_of(docs, cache)[0]))
+
+    dense = run_search(docs, cache, fake.url, "--embed-model", MODEL, "-v")
+    assert dense.returncode == 0, dense.stderr
+    assert fake.embedded_texts()[windows_sent:] == ["pip install docai"]  # the question only
+    assert "trechos têm embeddings" in dense.stderr
+    assert json.loads(dense.stdout)["results"]
 
 
 def test_a_server_that_dies_mid_pass_keeps_what_it_gave_and_warns_once(

@@ -23,7 +23,7 @@ import time
 from docai import messages
 from docai.cli.progress import progress_bar
 from docai.cli.report import status_lines, summary_lines
-from docai.cli.startup import announce_embedder, empty_index_problem
+from docai.cli.startup import announce_embedder, dense_coverage, empty_index_problem
 from docai.cli.terminal_text import strip_controls
 from docai.errors import SettingsError
 from docai.index.build import build_index
@@ -83,8 +83,7 @@ def _embed_all(settings: Settings, chunks: ChunkTable, *, asked: bool) -> int:
             return 0
         if missing is None:
             if settings.verbosity > QUIET:
-                print(messages.INDEX_EMBED_LATER.format(
-                    done=dense.embedded_chunks(), total=len(chunks)), file=sys.stderr)
+                print(dense_coverage(dense), file=sys.stderr)
             return 0
     announce_embedder(dense, settings, sys.stderr)
     started = time.monotonic()
