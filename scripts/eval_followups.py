@@ -56,7 +56,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from eval import _dense_ranking  # noqa: E402
+from eval_scoring import dense_ranking as _dense_ranking  # noqa: E402
 from fetch_eval_docs import ALL_DOCS, DATA_DIR, FetchError, fetch  # noqa: E402
 
 from docai.answer.conversation import Conversation, Turn  # noqa: E402

@@ -41,7 +41,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-import eval as ev  # scripts/eval.py: the sets, their opening and the summaries
+import eval_scoring as ev_scoring  # the outcomes and the dense ranking
+import eval_sets as ev_sets  # the sets and their opening
 
 from docai.retrieval import evaluation
 from docai.retrieval.dense import DenseRanking
@@ -106,20 +107,20 @@ class Opened:
 def run(argv: Sequence[str], embedder: Embedder) -> int:
     names = _listed(argv, "--sets")
     full_names = set(_listed(argv, "--full-sets") or ())
-    chosen = [s for s in ev.SETS if (s.name in names if names else s.role == "blind")]
-    unknown = (set(names or ()) | full_names) - {s.name for s in ev.SETS}
+    chosen = [s for s in ev_sets.SETS if (s.name in names if names else s.role == "blind")]
+    unknown = (set(names or ()) | full_names) - {s.name for s in ev_sets.SETS}
     if unknown:
         raise SystemExit(f"eval: unknown set {', '.join(sorted(unknown))}")
     params = replace(DEFAULT_PARAMS, dense_question_windows=10**9)
     opened = []
     for eval_set in chosen:
-        ev._fetch_docs_of(eval_set)
-        found = ev._open_set(eval_set, params, eval_set.role)
+        ev_sets.fetch_docs_of(eval_set)
+        found = ev_sets.open_set(eval_set, params, eval_set.role)
         if found is None:
             print(f"\nFAILED: {eval_set.name}: gold answers not in the docs (listed above)")
             return 1
         questions, settings, index = found
-        dense = ev._dense_ranking(settings, index, embedder, params,
+        dense = ev_scoring.dense_ranking(settings, index, embedder, params,
                                   full=eval_set.name in full_names)
         opened.append(Opened(eval_set.name, eval_set.role, questions, index, dense,
                              eval_set.name in full_names))
@@ -245,7 +246,7 @@ def _table(
 
 
 def _outcomes(item: Opened, dense: DenseRanking) -> list[Outcome]:
-    return ev._outcomes(item.questions, item.index, item.index.params.min_coverage, dense)
+    return ev_scoring.outcomes_of(item.questions, item.index, item.index.params.min_coverage, dense)
 
 
 def _row(label: str, summary: Summary) -> str:

@@ -15,7 +15,8 @@ import sys
 from dataclasses import replace
 from unittest import mock
 
-import eval as ev  # scripts/eval.py: the sets and their opening
+import eval_scoring as ev_scoring  # the dense ranking
+import eval_sets as ev_sets  # the sets and their opening
 import numpy as np
 
 from docai.retrieval import collection_scan
@@ -27,9 +28,9 @@ from docai.retrieval.params import DEFAULT_PARAMS
 def main(names: list[str]) -> int:
     embedder = BundledE5()
     params = replace(DEFAULT_PARAMS, dense_full_weight=1.0)
-    for eval_set in (s for s in ev.SETS if s.name in names):
-        questions, settings, index = ev._open_set(eval_set, params, eval_set.role)
-        dense = ev._dense_ranking(settings, index, embedder, params, full=False)
+    for eval_set in (s for s in ev_sets.SETS if s.name in names):
+        questions, settings, index = ev_sets.open_set(eval_set, params, eval_set.role)
+        dense = ev_scoring.dense_ranking(settings, index, embedder, params, full=False)
         if not dense.known_complete():
             print(f"{eval_set.name}: not every window embedded (scripts/eval.py --dense-full)")
             continue

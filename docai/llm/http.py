@@ -46,6 +46,7 @@ from docai.llm.errors import (
     UnsupportedServer,
 )
 from docai.llm.events import Event, Message
+from docai.llm.replies import drop_reason, error_detail, error_text, response_text
 from docai.llm.thinking import split_inline_thinking
 from docai.redaction import redact_url
 
@@ -279,7 +280,7 @@ class HTTPBackend(ClosedOnExit):
 
     def _stream_error(self, error: object) -> StreamError:
         """An `error` object inside a stream that started with HTTP 200."""
-        detail = _error_text(error)
+        detail = error_text(error)
         return StreamError(
             messages.LLM_STREAM_ERROR.format(url=self.shown_url, detail=detail),
             server_message=detail,
@@ -333,72 +334,3 @@ def call_with_retries(attempt: Callable[[], T], policy: RetryPolicy) -> T:
                 raise
         time.sleep(policy.delay(number))
     return attempt()
-
-
-def response_text(body: str, reason_phrase: str, detail: str | None) -> str:
-    """What to quote from an error response, on one line: its JSON error text, else its
-    body unless it is markup (a web page says nothing a terminal line can show), else the
-    status phrase."""
-    shown = " ".join(body.split())
-    if shown.startswith("<"):
-        shown = ""
-    return (detail or shown)[:200] or reason_phrase
-
-
-def error_detail(body: str) -> str | None:
-    """The server's own error text from a JSON error body, or None if the body is not one.
-
-    Ollama sends `{"error": "..."}`; OpenAI-compatible servers `{"error": {"message": ...}}`.
-    """
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return None
-    if not isinstance(data, dict) or "error" not in data:
-        return None
-    return _error_text(data["error"])
-
-
-def drop_reason(error: httpx.RequestError) -> str:
-    """Why a connection failed, in the user's language (httpx's own text is English and
-    names its internals: "peer closed connection without sending complete message body")."""
-    if isinstance(error, httpx.RemoteProtocolError):
-        return messages.LLM_REASON_CLOSED
-    if isinstance(error, httpx.ReadError):
-        return messages.LLM_REASON_READ
-    if isinstance(error, httpx.WriteError):
-        return messages.LLM_REASON_WRITE
-    if isinstance(error, httpx.DecodingError):
-        return messages.LLM_REASON_DECODING
-    return messages.LLM_REASON_NETWORK
-
-
-def _error_text(error: object) -> str:
-    if isinstance(error, dict):
-        return str(error.get("message") or error)
-    return str(error)
-
-
-def object_field(data: dict[str, Any], key: str) -> dict[str, Any]:
-    """`data[key]` when it is a JSON object, else {}: a server that sends junk in a field
-    gets that field ignored, never a crash."""
-    value = data.get(key)
-    return value if isinstance(value, dict) else {}
-
-
-def text_field(data: dict[str, Any], key: str) -> str:
-    value = data.get(key)
-    return value if isinstance(value, str) else ""
-
-
-# No server reports more tokens than this, nor a duration longer (in nanoseconds: 11 days):
-# a larger or a negative figure is junk, shown as unknown rather than as given.
-MAX_COUNT = 10**15
-
-
-def count_field(data: dict[str, Any], key: str) -> int | None:
-    """A token count or a duration: a whole number from 0 to `MAX_COUNT`, else None."""
-    value = data.get(key)
-    if not isinstance(value, int) or isinstance(value, bool):
-        return None
-    return value if 0 <= value <= MAX_COUNT else None

@@ -25,11 +25,9 @@ from docai.llm.http import (
     CONNECT_TIMEOUT,
     DEFAULT_RETRY,
     HTTPBackend,
-    count_field,
-    object_field,
-    text_field,
 )
 from docai.llm.models import InstalledModel, ModelDetails, listed_name, printable_detail
+from docai.llm.replies import count_field, object_field, text_field
 from docai.settings import DEFAULT_READ_TIMEOUT
 
 

@@ -27,10 +27,8 @@ from docai.llm.http import (
     CONNECT_TIMEOUT,
     DEFAULT_RETRY,
     HTTPBackend,
-    count_field,
-    object_field,
-    text_field,
 )
+from docai.llm.replies import count_field, object_field, text_field
 from docai.settings import DEFAULT_READ_TIMEOUT
 
 SSE_DATA = "data:"
