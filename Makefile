@@ -8,7 +8,7 @@ LLAMA_CPP_VERSION := 0.3.16
 # The paraphrase-gap target is not met yet (docs/evaluation.md): report, do not gate.
 # `make eval EVAL_FLAGS=` enforces every target.
 EVAL_FLAGS ?= --report-only
-# The follow-up targets of issue 23 are not all met (docs/evaluation.md): report, do not gate.
+# The follow-up targets are not all met (docs/evaluation.md): report, do not gate.
 FOLLOWUP_EVAL_FLAGS ?= --report-only
 
 .PHONY: run test lint bench eval eval-dense e2e install clean
@@ -18,15 +18,18 @@ FOLLOWUP_EVAL_FLAGS ?= --report-only
 PIP_INSTALL := $(BIN)/python -m pip install -qq --disable-pip-version-check
 
 $(BIN)/python:
+	@echo "docai: creating the virtual environment in $(VENV) (once)..."
 	$(PYTHON) -m venv $(VENV)
 	$(PIP_INSTALL) --upgrade pip
 
 # Running needs only docai's own dependencies; the test and lint tools come with `install`.
 $(VENV)/.run-installed: pyproject.toml | $(BIN)/python
+	@echo "docai: installing docai and its dependencies from PyPI (a minute the first time)..."
 	$(PIP_INSTALL) -e .
 	touch $@
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
+	@echo "docai: installing docai with its test tools from PyPI (a minute or two the first time)..."
 	$(PIP_INSTALL) -e '.[test]'
 	touch $@ $(VENV)/.run-installed
 

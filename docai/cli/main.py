@@ -80,6 +80,11 @@ def _dispatch(args: argparse.Namespace, settings: Settings, values: dict[str, So
     if args.command == "log":
         from docai.cli.commands import log
 
+        if args.rename or args.delete or args.clear:
+            from docai.cli.commands import log_admin
+
+            return log_admin.run(rename=args.rename, delete=args.delete, clear=args.clear,
+                                 yes=args.yes)
         return log.run(settings, values, limit=args.limit, words=args.search)
     if args.command == "config":
         from docai.cli.commands import show_config

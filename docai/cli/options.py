@@ -129,6 +129,12 @@ def build_parser() -> ArgumentParser:
                      help=messages.LOG_LIMIT_HELP.format(default=LOG_DEFAULT_LIMIT))
     log.add_argument("--search", nargs="+", metavar="PALAVRA", default=[],
                      help=messages.LOG_SEARCH_HELP)
+    manage = log.add_mutually_exclusive_group()
+    manage.add_argument("--rename", nargs=2, metavar=("N", "NOME"), help=messages.LOG_RENAME_HELP)
+    manage.add_argument("--delete", nargs="+", type=int, metavar="N",
+                        help=messages.LOG_DELETE_HELP)
+    manage.add_argument("--clear", action="store_true", help=messages.LOG_CLEAR_HELP)
+    log.add_argument("-y", "--yes", action="store_true", help=messages.LOG_YES_HELP)
 
     commands.add_parser(
         "mcp", parents=[_options_of("mcp")], help=messages.MCP_COMMAND_HELP,

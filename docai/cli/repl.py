@@ -139,7 +139,7 @@ def _terminal_lines(session: Session, *, announce: bool) -> Iterable[str]:
         "/modelo": watch.model_names if watch else list,
         "/set": lambda: SETTABLE,
         "/pensamento": lambda: ("on", "off"),
-        "/retomar": lambda: [str(n) for n in range(1, len(session.listed_sessions) + 1)],
+        "/retomar": lambda: [str(listed.id) for listed in session.listed_sessions],
     })
     prompt = PromptSession[str](
         history=_history(sys.stderr), completer=completer, complete_while_typing=False,

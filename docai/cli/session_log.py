@@ -113,6 +113,39 @@ class SessionLog:
             self._fail(error)
             return None
 
+    def summary(self, session: int) -> SessionSummary | None:
+        """Conversation `session` if it is this docs folder's (None otherwise, or on failure)."""
+        if self._log is None:
+            return None
+        try:
+            found = self._log.session_summary(session)
+        except LogError as error:
+            self._fail(error)
+            return None
+        return found if found is not None and found.collection == self.collection else None
+
+    def rename(self, session: int, name: str | None) -> bool:
+        if self._log is None:
+            return False
+        try:
+            return self._log.rename_session(session, name)
+        except LogError as error:
+            self._fail(error)
+            return False
+
+    def delete(self, session: int) -> bool:
+        """Delete conversation `session`; a later question starts a new one if it was this."""
+        if self._log is None:
+            return False
+        try:
+            self._log.delete_sessions([session])
+        except LogError as error:
+            self._fail(error)
+            return False
+        if self.session == session:
+            self.session = None
+        return True
+
     def reopen(self, session: int) -> list[LoggedExchange] | None:
         """The exchanges of `session`, which later exchanges now continue."""
         if self._log is None:

@@ -22,6 +22,7 @@ from docai.settings import Settings
 if TYPE_CHECKING:  # the command table imports this module
     from docai.cli.session import Session
 
+SESSION_ACTIONS = ("nomear", "name", "apagar", "delete")
 SESSIONS_LISTED = 10  # what /sessoes shows: the last ten are the ones worth resuming
 QUESTION_WIDTH = 70
 
@@ -53,9 +54,15 @@ def record_turn(
                   interrupted=interrupted)
 
 
-def list_sessions(session: Session, _argument: str) -> None:
+def list_sessions(session: Session, argument: str) -> None:
+    """`/sessoes`: this folder's conversations by the number the log gives each (the same
+    in `/retomar`, `docai log` and `--json`); `/sessoes nomear N NOME`, `/sessoes apagar N`."""
     if session.log is None or not session.log.available:
         session.say(messages.SESSIONS_LOG_OFF)
+        return
+    action, _, rest = argument.strip().partition(" ")
+    if action:
+        _act(session, session.log, action.casefold(), rest.strip())
         return
     listed = session.log.sessions(SESSIONS_LISTED)
     if listed is None:
@@ -65,11 +72,11 @@ def list_sessions(session: Session, _argument: str) -> None:
         session.say(messages.SESSIONS_NONE)
         return
     lines = [messages.SESSIONS_HEADER]
-    for number, summary in enumerate(listed, start=1):
+    for summary in listed:
         current = messages.SESSIONS_CURRENT if summary.id == session.log.session else ""
         lines.append(messages.SESSIONS_ROW.format(
-            number=number, time=local_time(summary.last_at), count=summary.exchanges,
-            question=_short(summary.first_question)) + current)
+            number=summary.id, time=local_time(summary.last_at), count=summary.exchanges,
+            question=title(summary)) + current)
     lines.append(messages.SESSIONS_FOOTER)
     session.say("\n".join(lines))
 
@@ -81,19 +88,47 @@ def resume_session(session: Session, argument: str) -> None:
     if not argument:
         session.say(messages.RESUME_USAGE)
         return
-    listed = session.listed_sessions or session.log.sessions(SESSIONS_LISTED) or []
-    try:
-        number = int(argument)
-    except ValueError:
-        number = 0
-    if not 1 <= number <= len(listed):
-        if listed:
-            session.say(messages.RESUME_BAD_NUMBER.format(count=len(listed), value=argument))
-        else:
-            session.say(messages.SESSIONS_NONE)
+    summary = _numbered(session.log, argument)
+    if summary is None:
+        session.say(messages.RESUME_BAD_NUMBER.format(value=argument))
         return
-    _reopen(session, listed[number - 1])
+    _reopen(session, summary)
     session.out.flush()
+
+
+def title(summary: SessionSummary) -> str:
+    """How a conversation is named in a list: its name, else its first question."""
+    if summary.name:
+        return messages.SESSIONS_NAMED.format(name=_short(summary.name))
+    return _short(summary.first_question)
+
+
+def _numbered(log: SessionLog, argument: str) -> SessionSummary | None:
+    """The folder's conversation numbered `argument` (the log's number), if any."""
+    try:
+        number = int(argument.strip().lstrip("#"))
+    except ValueError:
+        return None
+    return log.summary(number)
+
+
+def _act(session: Session, log: SessionLog, action: str, rest: str) -> None:
+    """`nomear N NOME`, `apagar N` (then `apagar N sim`): a conversation named or deleted."""
+    number, _, words = rest.partition(" ")
+    summary = _numbered(log, number) if number else None
+    if action not in SESSION_ACTIONS:
+        session.say(messages.SESSIONS_USAGE)
+    elif summary is None:
+        session.say(messages.SESSIONS_BAD_NUMBER.format(value=number or ""))
+    elif action in ("nomear", "name"):
+        name = one_line(" ".join(words.split()))[:200] or None
+        if log.rename(summary.id, name):
+            session.say(messages.SESSIONS_RENAMED.format(number=summary.id, name=name or "—"))
+    elif words.strip().casefold() not in ("sim", "yes"):
+        session.say(messages.SESSIONS_CONFIRM_DELETE.format(
+            number=summary.id, count=summary.exchanges, question=title(summary)))
+    elif log.delete(summary.id):
+        session.say(messages.SESSIONS_DELETED.format(number=summary.id, count=summary.exchanges))
 
 
 def local_time(stamp: str) -> str:

@@ -54,3 +54,5 @@ class SessionSummary:
     exchanges: int
     last_at: str
     first_question: str
+    name: str | None = None  # given with /sessoes nomear or docai log --rename
+    collection: str = ""  # the docs folder (or shared collection) it was about

@@ -30,7 +30,7 @@ from docai.settings import APP_NAME
 from docai.text.tokenise import fold_marks
 
 LOG_FILE_NAME = "log.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: conversations may have a name
 # Seconds a write waits for another docai's write to end: long enough for any real
 # exchange's insert, short enough that a stuck lock costs the user one pause, once.
 BUSY_TIMEOUT_S = 1.0
@@ -39,7 +39,8 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
     id INTEGER PRIMARY KEY,
     collection TEXT NOT NULL,
-    started_at TEXT NOT NULL
+    started_at TEXT NOT NULL,
+    name TEXT
 );
 CREATE TABLE IF NOT EXISTS exchanges (
     id INTEGER PRIMARY KEY,
@@ -116,7 +117,34 @@ class ExchangeLog:
              _folded(f"{exchange.question}\n{exchange.answer}")))
         return int(cursor.lastrowid or 0)
 
+    def rename_session(self, session: int, name: str | None) -> bool:
+        """Give a conversation a name (None removes it); False when there is no such one."""
+        cursor = self._write("UPDATE sessions SET name = ? WHERE id = ?", (name, session))
+        return cursor.rowcount > 0
+
+    def delete_sessions(self, sessions: Sequence[int] | None) -> int:
+        """Delete these conversations (None: every one) with their exchanges, in one
+        transaction; the number of exchanges deleted."""
+        where, values = ("", []) if sessions is None else (
+            f" WHERE session_id IN ({','.join('?' * len(sessions))})", list(sessions))
+        try:
+            with self._db:
+                deleted = self._db.execute(f"DELETE FROM exchanges{where}", values).rowcount
+                self._db.execute(f"DELETE FROM sessions{where.replace('session_id', 'id')}",
+                                 values)
+            # The write-ahead log still holds the pages as they were: fold it in and empty it.
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error as error:
+            raise self._error(error) from None
+        _private_companions(self.path)
+        return int(deleted)
+
     # --- reading ------------------------------------------------------------------------------
+    def session_summary(self, session: int) -> SessionSummary | None:
+        """One conversation, whatever its folder (None when there is no such one)."""
+        rows = self._read(_SUMMARY.format(where="s.id = ?") + " GROUP BY s.id", (session,))
+        return _summary(rows[0]) if rows else None
+
     def recent(
         self, limit: int | None = None, *, words: Sequence[str] = (), collection: str | None = None
     ) -> list[LoggedExchange]:
@@ -140,15 +168,17 @@ class ExchangeLog:
         rows = self._read("SELECT * FROM exchanges WHERE session_id = ? ORDER BY id", (session,))
         return [_exchange(row) for row in rows]
 
+    def all_sessions(self) -> list[SessionSummary]:
+        """Every conversation with an exchange, of every folder."""
+        return [_summary(row) for row in self._read(
+            _SUMMARY.format(where="1 = 1") + " GROUP BY s.id ORDER BY s.id", ())]
+
     def sessions(self, collection: str, limit: int) -> list[SessionSummary]:
         """The `limit` sessions of `collection` with at least one exchange, newest first."""
         rows = self._read(
-            "SELECT s.id, s.started_at, COUNT(e.id), MAX(e.asked_at),"
-            " (SELECT question FROM exchanges f WHERE f.session_id = s.id ORDER BY f.id LIMIT 1)"
-            " FROM sessions s JOIN exchanges e ON e.session_id = s.id"
-            " WHERE s.collection = ? GROUP BY s.id ORDER BY MAX(e.id) DESC LIMIT ?",
-            (collection, limit))
-        return [SessionSummary(row[0], row[1], row[2], row[3], row[4]) for row in rows]
+            _SUMMARY.format(where="s.collection = ?")
+            + " GROUP BY s.id ORDER BY MAX(e.id) DESC LIMIT ?", (collection, limit))
+        return [_summary(row) for row in rows]
 
     # --- internals ----------------------------------------------------------------------------
     def _prepare(self) -> None:
@@ -158,7 +188,13 @@ class ExchangeLog:
         self._db.execute("PRAGMA journal_mode=WAL")
         # WAL's usual setting: a crash cannot corrupt the file, and a write costs no fsync.
         self._db.execute("PRAGMA synchronous=NORMAL")
-        if version < SCHEMA_VERSION:
+        # Deleted conversations are overwritten on disk, not only unlinked (privacy).
+        self._db.execute("PRAGMA secure_delete=ON")
+        if version == 1:  # a log of before names: the column added, nothing else touched
+            self._db.executescript(
+                f"BEGIN;ALTER TABLE sessions ADD COLUMN name TEXT;"
+                f"PRAGMA user_version = {SCHEMA_VERSION};COMMIT;")
+        elif version < SCHEMA_VERSION:
             self._db.executescript(
                 f"BEGIN;{_SCHEMA}PRAGMA user_version = {SCHEMA_VERSION};COMMIT;")
         _private_companions(self.path)
@@ -183,6 +219,20 @@ class ExchangeLog:
             return LogError(messages.LOG_LOCKED.format(path=self.path), locked=True)
         reason = getattr(error, "strerror", None) or str(error)
         return LogError(messages.LOG_UNAVAILABLE.format(path=self.path, reason=reason))
+
+
+# A conversation as `/sessoes` and `docai log` show it: with at least one exchange.
+_SUMMARY = (
+    "SELECT s.id, s.started_at, COUNT(e.id), MAX(e.asked_at),"
+    " (SELECT question FROM exchanges f WHERE f.session_id = s.id ORDER BY f.id LIMIT 1),"
+    " s.name, s.collection FROM sessions s JOIN exchanges e ON e.session_id = s.id"
+    " WHERE {where}"
+)
+
+
+def _summary(row: sqlite3.Row) -> SessionSummary:
+    return SessionSummary(row[0], row[1], row[2], row[3], row[4], name=row[5],
+                          collection=row[6])
 
 
 def _private_file(path: Path) -> None:

@@ -126,21 +126,22 @@ def test_sessoes_lists_and_retomar_reopens_a_conversation(
 ) -> None:
     docs = write_docs(tmp_path / "docs")
     docai.use_env(tmp_path, fake.url)
-    lines = [QUESTION, "/nova", "Qual é o padrão de --num-ctx?", "/sessoes", "/retomar 2",
+    lines = [QUESTION, "/nova", "Qual é o padrão de --num-ctx?", "/sessoes", "/retomar 1",
              "/fontes", FOLLOWUP, "/retomar 9", "/retomar"]
     code, out, err = docai("--docs", docs, stdin="\n".join(lines) + "\n")
     assert code == 0, err
     listing = out.split("docai> /sessoes", 1)[1]
-    assert re.search(r"1 .* 1 pergunta\(s\)  Qual é o padrão de --num-ctx\?  \(esta\)\n",
+    # Each conversation by the number the log gives it, as `docai log --json` does.
+    assert re.search(r"#2 .* 1 pergunta\(s\)  Qual é o padrão de --num-ctx\?  \(esta\)\n",
                      listing)
-    assert re.search(r"2 .* 1 pergunta\(s\)  " + re.escape(QUESTION), listing)
+    assert re.search(r"#1 .* 1 pergunta\(s\)  " + re.escape(QUESTION), listing)
     assert "Retomando a conversa de" in listing
     # /fontes right after resuming lists the sources of the turn resumed.
     resumed = listing.split("docai> /fontes", 1)[1].split("docai>", 1)[0]
     assert "[1] guide/install.md:3 > Instalação > Com pip\n" in resumed
     # The follow-up is asked in the first conversation: its exchange, not the second's.
     assert chat_turns(fake.chat_requests[-1]) == [("user", QUESTION), ("assistant", "Resposta 1.")]
-    assert "/retomar precisa de um número de 1 a 2 da lista de /sessoes, recebi '9'" in out
+    assert "/retomar precisa do número de uma conversa desta pasta" in out
     assert "use /retomar N" in out
     logged = json.loads(docai("log", "--json").stdout)
     assert [e["session"] for e in logged] == [1, 2, 1]
@@ -259,3 +260,73 @@ def test_info_says_how_much_of_the_collection_is_embedded(
         " (0%)" in before
     # A question embeds nothing until the collection is (its answer stays words only).
     assert "0 de 4 trecho(s) com embeddings (0%)" in after
+
+
+def test_conversations_are_named_listed_and_deleted_with_one_numbering(
+    tmp_path: Path, fake: FakeOllama, docai: InProcessDocai
+) -> None:
+    docs = write_docs(tmp_path / "docs")
+    docai.use_env(tmp_path, fake.url)
+    lines = [QUESTION, "/nova", "Qual é o padrão de --num-ctx?",
+             "/sessoes nomear 1 instalação", "/sessoes apagar 2", "/sessoes apagar 2 sim",
+             "/sessoes", "/sessoes apagar 7"]
+    code, out, err = docai("--docs", docs, stdin="\n".join(lines) + "\n")
+    assert code == 0, err
+    assert "A conversa #1 agora se chama instalação." in out
+    assert "Confirme com /sessoes apagar 2 sim" in out
+    assert "Conversa #2 apagada do registro (1 pergunta(s))." in out
+    listing = out.split("docai> /sessoes\n", 1)[1]
+    assert re.search(r"#1 .* 1 pergunta\(s\)  «instalação»", listing)
+    assert "#2" not in listing.split("docai>", 1)[0]
+    assert "não há conversa #7 com esta pasta" in out
+    logged = json.loads(docai("log", "--json").stdout)
+    assert [e["session"] for e in logged] == [1]  # the same number everywhere
+    text = docai("log").stdout
+    assert text.startswith("── conversa #1 «instalação» ──\n")
+
+
+def test_docai_log_deletes_and_clears_only_when_confirmed(
+    tmp_path: Path, fake: FakeOllama, docai: InProcessDocai
+) -> None:
+    docs = write_docs(tmp_path / "docs")
+    docai.use_env(tmp_path, fake.url)
+    lines = [QUESTION, "/nova", "Qual é o padrão de --num-ctx?", "/nova", "E o modelo?"]
+    assert docai("--docs", docs, stdin="\n".join(lines) + "\n").returncode == 0
+    refused = docai("log", "--delete", "2")  # a script, no terminal to ask on
+    assert refused.returncode == 2 and "--yes" in refused.stderr
+    assert [e["session"] for e in json.loads(docai("log", "--json").stdout)] == [1, 2, 3]
+    deleted = docai("log", "--delete", "2", "--yes")
+    assert deleted.returncode == 0 and "Apagadas 1 pergunta(s)" in deleted.stdout
+    assert [e["session"] for e in json.loads(docai("log", "--json").stdout)] == [1, 3]
+    missing = docai("log", "--delete", "9", "--yes")
+    assert missing.returncode == 2 and "não há conversa #9" in missing.stderr
+    assert docai("log", "--rename", "3", "modelo").stdout.startswith("A conversa #3")
+    cleared = docai("log", "--clear", "--yes")
+    assert cleared.returncode == 0 and "Apagadas 2 pergunta(s)" in cleared.stdout
+    assert json.loads(docai("log", "--json").stdout) == []
+    for stored in (tmp_path / "data" / "docai").glob("log.sqlite3*"):  # the WAL too
+        assert b"Qual \xc3\xa9 o padr" not in stored.read_bytes(), stored  # overwritten
+
+
+def test_a_log_written_before_names_is_upgraded_in_place(
+    tmp_path: Path, docai: InProcessDocai
+) -> None:
+    docai.use_env(tmp_path, "http://127.0.0.1:9")
+    folder = tmp_path / "data" / "docai"
+    folder.mkdir(parents=True)
+    with sqlite3.connect(folder / "log.sqlite3") as db:  # the schema of version 1, by hand
+        db.executescript(
+            "CREATE TABLE sessions (id INTEGER PRIMARY KEY, collection TEXT NOT NULL,"
+            " started_at TEXT NOT NULL);"
+            "CREATE TABLE exchanges (id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL"
+            " REFERENCES sessions(id), asked_at TEXT NOT NULL, collection TEXT NOT NULL,"
+            " model TEXT NOT NULL, status TEXT NOT NULL, question TEXT NOT NULL,"
+            " answer TEXT NOT NULL, sources TEXT NOT NULL, searchable TEXT NOT NULL);"
+            "INSERT INTO sessions VALUES (1, '/d', '2026-12-01T10:00:00Z');"
+            "INSERT INTO exchanges VALUES (1, 1, '2026-12-01T10:00:00Z', '/d', 'm',"
+            " 'answered', 'Pergunta antiga?', 'Resposta.', '[]', 'pergunta antiga resposta');"
+            "PRAGMA user_version = 1;")
+    renamed = docai("log", "--rename", "1", "antiga")
+    assert renamed.returncode == 0, renamed.stderr
+    assert docai("log").stdout.startswith("── conversa #1 «antiga» ──\n")
+    assert "Pergunta antiga?" in docai("log").stdout

@@ -33,10 +33,11 @@ def run(settings: Settings, values: dict[str, Sourced], *, limit: int,
     given_docs = values["docs"].origin.kind == messages.ORIGIN_OPTION
     path = default_log_path()
     exchanges: list[LoggedExchange] = []
+    names: dict[int, str] = {}
     if path.exists():
         try:
-            exchanges = _read(path, limit, words,
-                              collection_of(settings) if given_docs else None)
+            exchanges, names = _read(path, limit, words,
+                                     collection_of(settings) if given_docs else None)
         except LogError as error:
             advice = messages.LOG_READ_LOCKED if error.locked else messages.LOG_READ_FAILED
             raise LogError(advice.format(problem=error), locked=error.locked) from None
@@ -53,15 +54,38 @@ def run(settings: Settings, values: dict[str, Sourced], *, limit: int,
         if not settings.log:
             print(messages.LOG_OFF_NOTE.format(path=config_file()))
         return 0
-    print("\n\n".join(_human(exchange) for exchange in exchanges))
+    print("\n\n".join(_grouped(exchanges, names)))
     return 0
 
 
+def _grouped(exchanges: list[LoggedExchange], names: dict[int, str]) -> list[str]:
+    """Each exchange as text, a conversation's header before its first one (the number
+    `/sessoes`, `/retomar` and `--json` use)."""
+    shown: list[str] = []
+    current: int | None = None
+    for exchange in exchanges:
+        text = _human(exchange)
+        if exchange.session is not None and exchange.session != current:
+            current = exchange.session
+            name = names.get(current)
+            text = messages.LOG_CONVERSATION_HEADER.format(
+                session=current, name=f" «{one_line(name)}»" if name else "") + "\n" + text
+        shown.append(text)
+    return shown
+
+
 def _read(path: Path, limit: int, words: Sequence[str],
-          collection: str | None) -> list[LoggedExchange]:
+          collection: str | None) -> tuple[list[LoggedExchange], dict[int, str]]:
+    """The exchanges asked for, and the names of their conversations that have one."""
     log = ExchangeLog(path)
     try:
-        return log.recent(limit or None, words=words, collection=collection)
+        exchanges = log.recent(limit or None, words=words, collection=collection)
+        names = {}
+        for number in {e.session for e in exchanges if e.session is not None}:
+            summary = log.session_summary(number)
+            if summary is not None and summary.name:
+                names[number] = summary.name
+        return exchanges, names
     finally:
         log.close()
 
@@ -69,7 +93,7 @@ def _read(path: Path, limit: int, words: Sequence[str],
 def as_json(exchange: LoggedExchange) -> dict[str, Any]:
     return {
         "id": exchange.id,
-        "session": exchange.session,
+        "session": exchange.session,  # the conversation's number, as /sessoes shows it
         "time": exchange.asked_at,
         "docs": exchange.collection,
         "model": exchange.model,
