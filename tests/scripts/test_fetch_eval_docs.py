@@ -1,4 +1,4 @@
-"""scripts/fetch_eval_docs.py: a collection made of several pinned archives (a book whose
+"""scripts/pinned_docs.py: a collection made of several pinned archives (a book whose
 languages are packaged apart) lands in one folder, each archive checked against its own
 SHA-256, and a bad one leaves the folder already there untouched."""
 
@@ -14,8 +14,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
-import fetch_eval_docs  # noqa: E402
-from fetch_eval_docs import FetchError, PinnedDocs  # noqa: E402
+import pinned_docs  # noqa: E402
+from pinned_docs import FetchError, PinnedDocs  # noqa: E402
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,13 +58,13 @@ def _book(tmp_path: Path, pt_digest: str | None = None) -> PinnedDocs:
 @pytest.fixture(autouse=True)
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "data"
-    monkeypatch.setattr(fetch_eval_docs, "DATA_DIR", folder)
+    monkeypatch.setattr(pinned_docs, "DATA_DIR", folder)
     return folder
 
 
 def test_every_archive_of_a_collection_lands_in_one_folder(tmp_path: Path, data_dir: Path) -> None:
     book = _book(tmp_path)
-    target = fetch_eval_docs.fetch(book)
+    target = pinned_docs.fetch(book)
     assert target == data_dir / "book"
     assert sorted(p.name for p in target.iterdir()) == ["ch01.en.html", "ch01.pt.html"]
     stamp = (data_dir / "book.fetched").read_text(encoding="utf-8").splitlines()
@@ -77,8 +77,8 @@ def test_a_companion_with_the_wrong_checksum_fails_and_keeps_the_old_folder(
     first, second = tmp_path / "first", tmp_path / "second"
     first.mkdir()
     second.mkdir()
-    fetch_eval_docs.fetch(_book(first))
+    pinned_docs.fetch(_book(first))
     before = sorted(p.name for p in (data_dir / "book").iterdir())
     with pytest.raises(FetchError, match="SHA-256"):
-        fetch_eval_docs.fetch(_book(second, pt_digest="0" * 64))
+        pinned_docs.fetch(_book(second, pt_digest="0" * 64))
     assert sorted(p.name for p in (data_dir / "book").iterdir()) == before
