@@ -148,3 +148,19 @@ def test_connection_mistakes_are_named_for_what_they_are(home: Path, store_url: 
         assert done.returncode == 2, (url, done.stderr)
         assert expected in done.stderr, done.stderr
         assert "está no ar" not in done.stderr
+
+
+def test_rows_of_the_wrong_shape_are_a_damaged_store_not_a_crash(
+    home: Path, store_url: str
+) -> None:
+    """Fault run: a heading path or a location a careless writer left malformed."""
+    docs = make_docs(home / "cdocs")
+    index(home, store_url, docs)
+    with psycopg.connect(store_url, autocommit=True) as conn:
+        conn.execute("UPDATE docai_chunks SET heading_path = '{}' WHERE source = 'zebra.md'")
+        conn.execute("UPDATE docai_chunks SET location_unit = 'galáxia', location_number = -3")
+    done = run(home, "search", "--json", "--store", store_url, "--collection", "c2",
+               "--dense", "off", "zebrafoo", cwd=home / "empty")
+    assert done.returncode == 0, done.stderr
+    hit = json.loads(done.stdout)["results"][0]
+    assert hit["source"] == "zebra.md" and hit["location"] is None
