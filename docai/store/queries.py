@@ -23,6 +23,9 @@ from docai.store.untrusted import clean_chunk, clean_text
 # Nearest windows read for each chunk the whole-collection ranking asks for (a chunk has
 # about 2.6 windows; others are another collection's, or the same chunk's).
 WINDOWS_PER_CHUNK = 4
+# pgvector's bounds of `hnsw.ef_search`, the HNSW search list (and so its most rows).
+DEFAULT_EF_SEARCH = 40
+MAX_EF_SEARCH = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,6 +295,11 @@ def nearest_chunks(conn: psycopg.Connection[Any], generation: int, embedder: tup
     chunks of this generation (a window's vector is shared by every collection that has
     its text)."""
     embedder_id, dimension = embedder
+    windows = WINDOWS_PER_CHUNK * limit
+    # An HNSW scan returns at most `hnsw.ef_search` rows (pgvector's default: 40), far fewer
+    # than the windows asked for: the search list is widened for this query's transaction.
+    conn.execute("SELECT set_config('hnsw.ef_search', %s, true)",
+                 (str(min(MAX_EF_SEARCH, max(DEFAULT_EF_SEARCH, windows))),))
     literal = "[" + ",".join(f"{value:.8g}" for value in query.tolist()) + "]"
     statement = sql.SQL(
         "SELECT w.chunk_id FROM (SELECT key, embedding::halfvec({d}) <#> %s::halfvec({d}) "
@@ -301,7 +309,7 @@ def nearest_chunks(conn: psycopg.Connection[Any], generation: int, embedder: tup
         "GROUP BY w.chunk_id ORDER BY min(near.distance), w.chunk_id LIMIT %s"
     ).format(d=sql.Literal(int(dimension)), e=sql.Literal(int(embedder_id)))
     return [int(row[0]) for row in conn.execute(
-        statement, (literal, literal, WINDOWS_PER_CHUNK * limit, generation, limit))]
+        statement, (literal, literal, windows, generation, limit))]
 
 
 def embedder_row(conn: psycopg.Connection[Any], embedder: str) -> tuple[int, int] | None:
