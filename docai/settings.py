@@ -33,6 +33,7 @@ ENV_DENSE = "DOCAI_DENSE"
 ENV_CACHE_DIR = "DOCAI_CACHE_DIR"
 ENV_STORE = "DOCAI_STORE"
 ENV_STORE_HNSW = "DOCAI_STORE_HNSW"
+ENV_GITIGNORE = "DOCAI_GITIGNORE"
 # `--embed-model auto`: the best embedding model installed in the user's Ollama.
 AUTO_EMBED_MODEL = "auto"
 # How much the CLI says besides the answer: -q only the answer, -v timings and retrieval.
@@ -88,6 +89,9 @@ class Settings:
     # Symbolic links that lead out of the docs folder are skipped unless the user opts in:
     # a link to ~/.ssh would otherwise send a private key to the model server.
     follow_links: bool = False
+    # The docs folder's own `.gitignore` applies as `.docaiignore` does (DOCAI_GITIGNORE=off:
+    # not); docai's default rules and `.docaiignore` always do (`loading.ignore`).
+    use_gitignore: bool = True
     top_k: int = 3
     min_coverage: float | None = None  # None: `RetrievalParams.min_coverage`
     chunking: ChunkSettings = field(default_factory=ChunkSettings)

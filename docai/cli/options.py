@@ -26,6 +26,7 @@ from docai.settings import (
     DEFAULT_DOCS_DIR,
     ENV_DENSE,
     ENV_DOCS,
+    ENV_GITIGNORE,
     ENV_MODEL,
     ENV_OLLAMA_HOST,
     ENV_STORE_HNSW,
@@ -195,6 +196,7 @@ def settings_from_args(
         store=values["store"].value,
         collection=_collection(args.collection),
         store_hnsw=on_off(environ.get(ENV_STORE_HNSW, "on")) is not False,
+        use_gitignore=on_off(environ.get(ENV_GITIGNORE, "on")) is not False,
     )
 
 

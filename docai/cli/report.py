@@ -59,6 +59,8 @@ def summary_lines(report: BuildReport, docs_dir: Path, cache_dir: Path) -> list[
             unchanged=report.unchanged,
         ),
     ]
+    if report.ignored:
+        lines.append(messages.INDEX_IGNORED.format(count=report.ignored))
     if report.skipped:
         lines.append(messages.INDEX_SKIPPED_HEADER.format(count=len(report.skipped)))
         lines += [

@@ -46,3 +46,4 @@ class BuildReport:
     timings: PhaseTimings
     cache_status: str | None
     cache_warning: str | None
+    ignored: int = 0  # files and folders the ignore rules left out (`loading.ignore`)

@@ -65,7 +65,7 @@ def survey(settings: Settings) -> Survey:
     """Walk the docs folder, read the cache and plan the work; raises DocsFolderError only."""
     started = perf_counter()
     root = settings.docs_dir
-    found = scan(root, follow_links=settings.follow_links)
+    found = scan(root, follow_links=settings.follow_links, use_gitignore=settings.use_gitignore)
     sources = [source_name(root, path) for path in found.files]
     directory = settings.resolved_cache_dir()
     key = cache_key(settings)
@@ -106,6 +106,7 @@ def report_of(
         timings=timings,
         cache_status=found.cache_status,
         cache_warning=cache_warning,
+        ignored=found.found.ignored,
     )
 
 

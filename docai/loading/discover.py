@@ -20,15 +20,16 @@ from pathlib import Path
 from docai import messages
 from docai.errors import DocsFolderError
 from docai.loading.formats import SUPPORTED_SUFFIXES
+from docai.loading.ignore import IgnoreRules
 from docai.loading.names import display_name
 from docai.records import Skipped
 
-# Folders of tools and dependencies, not of the user's docs: a `node_modules` tree holds
-# thousands of third-party READMEs that would drown the user's own pages in search results.
+# Tools' folders (`node_modules`, `.git`, virtual environments) are left out by
+# `loading.ignore`'s default rules, which a `.docaiignore` can override.
 # A Sphinx HTML build keeps every page's reST source again in `_sources/*.txt` (half the
 # passages of Python's manual, ranking above the pages they duplicate) and its theme in
 # `_static`.
-SKIPPED_DIR_NAMES = frozenset({"node_modules", "__pycache__", "_sources", "_static"})
+SKIPPED_DIR_NAMES = frozenset({"_sources", "_static"})
 _SPECIAL_KINDS = (
     (stat.S_ISFIFO, messages.DISCOVER_KIND_FIFO),
     (stat.S_ISSOCK, messages.DISCOVER_KIND_SOCKET),
@@ -44,9 +45,10 @@ class Discovery:
 
     files: tuple[Path, ...]
     skipped: tuple[Skipped, ...]
+    ignored: int = 0  # files and folders the ignore rules left out (`loading.ignore`)
 
 
-def scan(root: Path, *, follow_links: bool = False) -> Discovery:
+def scan(root: Path, *, follow_links: bool = False, use_gitignore: bool = True) -> Discovery:
     """Every supported file under `root`, and each thing passed over with its reason.
 
     Hidden folders (`.git`, `.venv`, `.cache`, ...) are skipped: they hold version-control
@@ -60,13 +62,14 @@ def scan(root: Path, *, follow_links: bool = False) -> Discovery:
     `load_file` can tell the user why they were skipped. Only an unusable `root` is an
     error.
     """
-    walk = _Walk(root, follow_links)
+    walk = _Walk(root, follow_links, use_gitignore)
     found = sorted(relative for relative, suffix in walk.files()
                    if suffix in SUPPORTED_SUFFIXES)
     skipped = [*walk.skipped, *_empty_doc_named_folders(walk.doc_named_folders, found)]
     return Discovery(
         files=tuple(root / relative for relative in found),
         skipped=tuple(sorted(skipped, key=lambda item: item.source)),
+        ignored=walk.ignored,
     )
 
 
@@ -100,13 +103,15 @@ def outside_target(root: Path, path: Path) -> str | None:
 class _Walk:
     """One walk of a docs folder: the files it yields, what it reports on the way."""
 
-    def __init__(self, root: Path, follow_links: bool) -> None:
+    def __init__(self, root: Path, follow_links: bool, use_gitignore: bool = True) -> None:
         _check_root(root)
         self.root = root
         self.real_root = os.path.realpath(root)
         self.follow_links = follow_links
         self.skipped: list[Skipped] = []
         self.doc_named_folders: list[str] = []
+        self.rules = IgnoreRules.of(root, use_gitignore=use_gitignore)
+        self.ignored = 0
 
     def files(self) -> Iterator[tuple[str, str]]:
         """(relative POSIX path, lower-case suffix) of every file `discover` may consider."""
@@ -121,6 +126,9 @@ class _Walk:
             for entry in self._entries(folder, prefix):
                 relative = prefix + entry.name
                 kind = self._kind(entry, relative)
+                if kind is not None and self.rules.ignored(relative, is_dir=kind != "file"):
+                    self.ignored += 1
+                    continue
                 if kind == "file":
                     yield relative, _suffix(entry.name)
                 elif kind is not None:

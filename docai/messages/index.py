@@ -80,3 +80,7 @@ INDEX_EMBED_LATER = (
     "Busca por significado: {done} de {total} trechos com embeddings; o restante é calculado "
     "em segundo plano no modo interativo, ou agora com `docai index --embed`."
 )
+INDEX_IGNORED = (
+    "{count} arquivo(s) ou pasta(s) deixados de fora por regras (.git, node_modules, ambientes "
+    "virtuais, .gitignore e .docaiignore da pasta; !padrão no .docaiignore traz de volta)"
+)

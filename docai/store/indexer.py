@@ -139,7 +139,7 @@ def _index(
         "SELECT id, source, sha256 FROM docai_files WHERE generation_id = %s", (target,))}
     conn.commit()
     root = settings.docs_dir
-    found = scan(root, follow_links=settings.follow_links)
+    found = scan(root, follow_links=settings.follow_links, use_gitignore=settings.use_gitignore)
     sources = [source_name(root, path) for path in found.files]
     counts = {"new": 0, "changed": 0, "unchanged": 0}
     skipped = list(found.skipped)
