@@ -24,7 +24,7 @@ from docai.settings import DOCS_CANDIDATES, ENV_DOCS, Settings, config_file
 FULL_DEVICE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 EX_IOERR = 74
 # The commands whose output has a JSON form.
-JSON_COMMANDS = ("ask", "search", "eval", "log")
+JSON_COMMANDS = ("ask", "search", "eval", "log", "status")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -112,6 +112,10 @@ def _dispatch(args: argparse.Namespace, settings: Settings, values: dict[str, So
         from docai.cli.commands import index
 
         return index.run(settings, embed=args.embed)
+    if args.command == "status":
+        from docai.cli.commands import status
+
+        return status.run(settings)
     if args.command == "mcp":
         from docai.cli.commands import mcp
 

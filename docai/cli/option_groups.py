@@ -46,6 +46,7 @@ COMMAND_GROUPS: dict[str, tuple[str, ...]] = {
     "mcp": (DOCS, INDEX, SEARCH, OUTPUT),
     "log": (DOCS, OUTPUT),
     "config": (DOCS, SEARCH, MODEL),
+    "status": (DOCS, INDEX, OUTPUT),
 }
 
 

@@ -142,6 +142,10 @@ def build_parser() -> ArgumentParser:
         description=messages.MCP_COMMAND_DESCRIPTION)
 
     commands.add_parser(
+        "status", parents=[_options_of("status")], help=messages.STATUS_COMMAND_HELP,
+        description=messages.STATUS_COMMAND_DESCRIPTION)
+
+    commands.add_parser(
         "config", parents=[_options_of("config")],
         help="mostra as configurações em vigor e de onde vêm",
         description="Mostra a pasta de documentos, o modelo, o servidor, o modelo de "

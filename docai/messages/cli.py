@@ -30,7 +30,9 @@ BAD_SERVER_URL = (
     "{option}: endereço inválido {url!r}; use http://HOST:PORTA, ex.: http://127.0.0.1:11434 "
     "(OLLAMA_HOST também aceita HOST:PORTA)"
 )
-JSON_NOT_SUPPORTED = "--json vale para ask, search, eval e log, não para {command}"
+JSON_NOT_SUPPORTED = "--json vale para ask, search, eval, log e status, não para {command}"
+STATUS_COMMAND_HELP = "mostra o que o índice da pasta tem: arquivos, ignorados e por quê"
+STATUS_COMMAND_DESCRIPTION = "Mostra, sem mudar nada, os arquivos indexados por formato, os trechos, cada arquivo ignorado e o motivo, quantos as regras deixaram de fora, quando o índice foi gravado e se a pasta mudou desde então (--json: o mesmo em JSON)."
 
 # --- argparse's own messages, translated (docai/cli/arguments.py, options.py) --------------
 ARGS_USAGE_PREFIX = "uso: "

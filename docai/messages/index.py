@@ -84,3 +84,13 @@ INDEX_IGNORED = (
     "{count} arquivo(s) ou pasta(s) deixados de fora por regras (.git, node_modules, ambientes "
     "virtuais, .gitignore e .docaiignore da pasta; !padrão no .docaiignore traz de volta)"
 )
+STATUS_DOCS = "Pasta: {docs}"
+STATUS_NOT_INDEXED = "Ainda não indexada: docai index (ou a primeira pergunta) constrói o índice."
+STATUS_FILES = "Arquivos indexados: {files} ({formats}); {chunks} trecho(s)"
+STATUS_WRITTEN = "Índice gravado em {time} (UTC)"
+STATUS_UP_TO_DATE = "A pasta não mudou desde então."
+STATUS_CHANGED = "A pasta mudou desde então: {new} novo(s), {changed} alterado(s), {removed} removido(s); a próxima pergunta ou docai index os lê."
+STATUS_IGNORED = "{count} arquivo(s) ou pasta(s) deixados de fora por regras (.gitignore, .docaiignore, pastas de ferramentas)"
+STATUS_SKIPPED = "Ignorados ({count}):"
+STATUS_SKIPPED_LINE = "  {source}: {reason}"
+STATUS_NO_STORE = "docai status lê o índice de uma pasta local; para o índice compartilhado, docai search -v --store URL diz quantos trechos a coleção tem"

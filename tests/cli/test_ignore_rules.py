@@ -48,3 +48,34 @@ def test_rules_keep_files_out_and_a_negation_brings_a_folder_back(
     assert "3 arquivo(s) ou pasta(s) deixados de fora por regras" in out + err
     monkeypatch.setenv("DOCAI_GITIGNORE", "off")
     assert sources(docai, docs, "gamazeta") == ["gerado.md"]  # .gitignore not applied
+
+
+def test_status_lists_what_was_indexed_skipped_and_changed_without_changing_anything(
+    tmp_path: Path, docai: InProcessDocai
+) -> None:
+    docai.use_env(tmp_path, "http://127.0.0.1:9")
+    docs = write(tmp_path / "docs", {
+        "guia.md": PAGE.format(title="Guia", term="alfazeta"),
+        "api.rst": "API\n===\n\nO termo betazeta.\n",
+        "vazio.md": "\n",
+        ".docaiignore": "rascunho.md\n",
+        "rascunho.md": PAGE.format(title="Rascunho", term="gamazeta"),
+    })
+    code, out, err = docai("status", "--json", "--docs", docs)
+    assert code == 0, err
+    assert json.loads(out)["indexed"] is False
+    assert docai("index", "--docs", docs).returncode == 0
+    (docs / "novo.md").write_text(PAGE.format(title="Novo", term="deltazeta"), encoding="utf-8")
+    code, out, err = docai("status", "--json", "--docs", docs)
+    assert code == 0, err
+    status = json.loads(out)
+    assert (status["files"], status["by_format"]) == (2, {"md": 1, "rst": 1})
+    assert [item["source"] for item in status["skipped"]] == ["vazio.md"]
+    assert status["skipped"][0]["reason"]
+    assert status["ignored_by_rules"] == 1
+    assert status["changed_since"] == {"new": 1, "changed": 0, "removed": 0}
+    assert sources(docai, docs, "deltazeta") == ["novo.md"]  # status changed nothing...
+    text = docai("status", "--docs", docs).stdout  # ...and the search read the new file
+    assert "Arquivos indexados: 3 (md 2, rst 1)" in text
+    assert "A pasta não mudou desde então." in text
+    assert "vazio.md:" in text

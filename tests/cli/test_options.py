@@ -117,7 +117,7 @@ def test_a_question_where_the_command_goes_gets_a_hint(run_docai) -> None:
         (["ask"], "falta o argumento PERGUNTA"),
         (["ask", "-"], "a entrada padrão chegou vazia"),
         (["ask", "-", "extra"], "- lê a pergunta da entrada padrão e vem sozinho"),
-        (["index", "--json"], "--json vale para ask, search, eval e log, não para index"),
+        (["index", "--json"], "--json vale para ask, search, eval, log e status, não para index"),
         (["search", "  "], "a pergunta está vazia"),
     ],
 )
