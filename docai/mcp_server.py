@@ -12,6 +12,7 @@ life). Built on the official `mcp` SDK
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -32,7 +33,9 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempot
                             open_world_hint=False)
 
 
-def build_server(opened: Opened, settings: Settings) -> MCPServer[Any]:
+def build_server(current: Callable[[], Opened], settings: Settings) -> MCPServer[Any]:
+    """The server; `current()` gives the index to search at each call (kept up with the
+    folder by the caller)."""
     docs = (settings.resolved_collection() if settings.store  # a client may have no folder
             else str(settings.docs_dir.expanduser().resolve()))
     server: MCPServer[Any] = MCPServer(
@@ -48,11 +51,12 @@ def build_server(opened: Opened, settings: Settings) -> MCPServer[Any]:
             raise ToolError(messages.MCP_EMPTY_QUERY)
         if not 1 <= k <= MAX_TOP_K:
             raise ToolError(messages.MCP_BAD_K.format(max_k=MAX_TOP_K, value=k))
+        opened = current()
         hits = search(opened.index, query, k, settings.min_coverage, opened.dense)
         return valid_values(as_json(query, hits))
 
     def list_sources() -> dict[str, Any]:
-        chunks = opened.index.chunks
+        chunks = current().index.chunks
         listed = (sources(chunks) if isinstance(chunks, ChunkTable)
                   else outlined(chunks.outline()))  # a shared store's collection
         return valid_values({"docs": docs, "sources": listed})

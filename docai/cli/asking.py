@@ -12,6 +12,7 @@ from docai import messages
 from docai.answer.recording import TurnRecorder
 from docai.cli.control_echo import no_control_echo
 from docai.cli.render import AnswerPrinter
+from docai.cli.reopen import refresh_if_changed
 from docai.cli.session import Session
 from docai.cli.sessions import record_turn
 from docai.cli.terminal_text import strip_controls
@@ -26,6 +27,7 @@ def ask(question: str, session: Session, *, fresh: bool = False) -> None:
     At a terminal the prompt comes back after Ctrl-C; with piped input there is no prompt to
     come back to, so the interrupt ends the run (exit 130, like any command).
     """
+    refresh_if_changed(session)
     printer = AnswerPrinter(session.out, sys.stderr, show_thinking=session.show_thinking,
                             english=surely_english(question),
                             verbosity=session.answerer.settings.verbosity,

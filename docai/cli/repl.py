@@ -39,6 +39,7 @@ from docai.cli.session import Session
 from docai.cli.sessions import open_session_log
 from docai.cli.startup import dense_coverage, open_retrieval
 from docai.cli.terminal_text import one_line, strip_controls
+from docai.index.freshness import folder_state
 from docai.redaction import redact_url
 from docai.settings import QUIET, Settings, history_file
 
@@ -50,6 +51,8 @@ def run(settings: Settings, *, resume: bool = False) -> int:
     backend = watched_backend(settings, watch)  # a bad --backend/--base-url fails first
     watch.start()  # asks the server while the index opens
     try:
+        # Taken first: what changes while the index opens is read before the first question.
+        state = None if settings.store else folder_state(settings)
         opened = open_retrieval(settings, sys.stderr)
     except BaseException:  # an empty folder, Ctrl-C while indexing: the clients close too
         backend.close()
@@ -71,6 +74,7 @@ def run(settings: Settings, *, resume: bool = False) -> int:
         answerer, show_thinking=settings.show_thinking, out=sys.stdout, interactive=interactive
     )
     session.server = watch
+    session.folder = state
     open_session_log(session, settings, resume=resume)
     if interactive and opened.dense is not None and not settings.store:
         if not quiet:  # until complete: words only meanwhile; the prompt shows the pass

@@ -10,7 +10,6 @@ include k and the model) unless the index itself changed.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -22,6 +21,7 @@ from docai.cli.clipboard import copy_last_answer
 from docai.cli.editor import edit_question
 from docai.cli.info import set_value, show_info
 from docai.cli.passages import snippet, source_label
+from docai.cli.reopen import reopen
 from docai.cli.report import index_command, store_index_command
 from docai.cli.server_check import (
     ask_server,
@@ -31,10 +31,8 @@ from docai.cli.server_check import (
 )
 from docai.cli.session import Session
 from docai.cli.sessions import list_sessions, resume_session
-from docai.cli.startup import open_retrieval
 from docai.cli.terminal_text import one_line, strip_controls
 from docai.cli.transcript import save_conversation
-from docai.errors import DocaiError
 from docai.index.build_report import BuildReport
 from docai.index.chunk_table import ChunkTable
 from docai.llm.errors import LLMError
@@ -222,22 +220,13 @@ def _reindex(session: Session, _argument: str) -> None:
     if answerer.settings.store:
         session.say(store_reindex_line(answerer.settings, answerer.index.chunks))
         return
-    try:
-        # A session started with --rebuild refreshes from now on: rebuilding the whole index
-        # again at each /reindexar would only cost time.
-        settings = replace(answerer.settings, rebuild=False)
-        opened = open_retrieval(settings, sys.stderr, announce=False, notes=False)
-    except DocaiError as error:
-        # e.g. the docs folder was moved away: keep answering from the index we have.
-        session.say(messages.ERROR_PREFIX.format(message=strip_controls(str(error))))
-        return
-    if session.background is not None:  # it embeds the old chunks with the old embedder
-        session.background = session.background.replaced_by(opened.dense)
     before = set(answerer.index.chunks.sources)
-    answerer.replace_index(opened.index, opened.dense)
-    session.last_answer = None
+    opened = reopen(session)
+    if isinstance(opened, str):
+        session.say(messages.ERROR_PREFIX.format(message=strip_controls(opened)))
+        return
     session.say(reindexed_line(opened.report, before, set(opened.index.chunks.sources),
-                                 settings))
+                               answerer.settings))
 
 
 def store_reindex_line(settings: Settings, chunks: ChunkTable) -> str:

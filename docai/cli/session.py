@@ -15,6 +15,7 @@ from docai.cli.background import BackgroundPass
 from docai.cli.render import AnswerPrinter
 from docai.cli.server_check import ServerWatch
 from docai.cli.session_log import SessionLog
+from docai.index.freshness import FolderState
 from docai.log import SessionSummary
 
 
@@ -34,6 +35,7 @@ class Session:
     background: BackgroundPass | None = None  # embeds the collection while the prompt waits
     log: SessionLog | None = None  # the log of exchanges (None: --no-log)
     listed_sessions: list[SessionSummary] = field(default_factory=list)  # the last /sessoes
+    folder: FolderState | None = None  # the docs folder when its index was last read
 
     def say(self, text: str) -> None:
         """A command's reply: one or more lines on the REPL's output, shown at once."""

@@ -277,3 +277,4 @@ CONFIG_TOO_LARGE = "maior que {limit} bytes: não parece um arquivo de configura
 # The shared store's config key (docai.store).
 CONFIG_EXPECTED_STORE = "um endereço do PostgreSQL (postgresql://usuário@servidor/banco)"
 ENV_EXPECTED_STORE = CONFIG_EXPECTED_STORE
+REPL_FOLDER_CHANGED = "{count} arquivo(s) atualizado(s) na pasta desde a última pergunta ({new} novo(s), {changed} alterado(s), {removed} removido(s)); o índice já os inclui."

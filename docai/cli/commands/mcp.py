@@ -10,9 +10,11 @@ from __future__ import annotations
 import sys
 
 from docai import messages
+from docai.cli.reopen import FollowedIndex
 from docai.cli.startup import open_retrieval
 from docai.cli.terminal_text import one_line
 from docai.errors import DocaiError
+from docai.index.freshness import folder_state
 from docai.settings import QUIET, Settings
 
 
@@ -24,6 +26,7 @@ def run(settings: Settings) -> int:
         if (error.name or "").split(".")[0] not in ("mcp", "mcp_types"):
             raise
         raise DocaiError(messages.MCP_MISSING) from None
+    state = None if settings.store else folder_state(settings)  # followed from now on
     opened = open_retrieval(settings, sys.stderr, progress=False)
     if settings.verbosity > QUIET:
         report = opened.report
@@ -33,5 +36,5 @@ def run(settings: Settings) -> int:
                                         where=one_line(where)),
               file=sys.stderr, flush=True)
     relay_stdin()
-    build_server(opened, settings).run("stdio")
+    build_server(FollowedIndex(opened, settings, state).current, settings).run("stdio")
     return 0

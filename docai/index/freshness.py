@@ -1,0 +1,57 @@
+"""Whether the docs folder changed since its index was read: a walk and a `stat` of each
+file, compared with the snapshot taken then. No file is read or hashed here; the index's
+own incremental update does that for what changed.
+
+A file modified in the last `QUIET_NS` may still be being written (an editor saving, a
+copy in progress): the folder is then not settled, and the caller waits for a later
+question rather than index it half-way.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+
+from docai.loading import scan
+from docai.settings import Settings
+
+QUIET_NS = 2_000_000_000  # two seconds, as the index's own racy-write window
+
+
+@dataclass(frozen=True, slots=True)
+class FolderState:
+    """Each file of the folder (path relative to it) with its size and modification time."""
+
+    files: frozenset[tuple[str, int, int]]
+    newest_ns: int
+
+    def changes(self, older: FolderState) -> tuple[int, int, int]:
+        """(new, changed, removed) files since `older`."""
+        now = {name: (size, mtime) for name, size, mtime in self.files}
+        before = {name: (size, mtime) for name, size, mtime in older.files}
+        new = sum(1 for name in now if name not in before)
+        removed = sum(1 for name in before if name not in now)
+        changed = sum(1 for name, stat in now.items() if name in before and before[name] != stat)
+        return new, changed, removed
+
+    def settled(self, now_ns: int | None = None) -> bool:
+        """Whether no file was modified in the last `QUIET_NS` (none is being written)."""
+        now = time.time_ns() if now_ns is None else now_ns
+        return now - self.newest_ns >= QUIET_NS
+
+
+def folder_state(settings: Settings) -> FolderState:
+    """The folder as the index would find it now (the same walk and ignore rules)."""
+    root = settings.docs_dir
+    found = scan(root, follow_links=settings.follow_links, use_gitignore=settings.use_gitignore)
+    files = set()
+    newest = 0
+    for path in found.files:
+        try:
+            info = os.stat(path)
+        except OSError:  # vanished meanwhile: the next look sees it gone
+            continue
+        files.add((os.path.relpath(path, root), info.st_size, info.st_mtime_ns))
+        newest = max(newest, info.st_mtime_ns)
+    return FolderState(frozenset(files), newest)
