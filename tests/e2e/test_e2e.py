@@ -31,6 +31,8 @@ OLLAMA_CHAT_OK = re.compile(r'"POST /api/chat HTTP/1\.1" 200')
 OLLAMA_THINK_REFUSED = re.compile(r'"POST /api/chat HTTP/1\.1" 400')
 OPENAI_CHAT_OK = re.compile(r'"POST /v1/chat/completions HTTP/1\.1" 200')
 SOURCE_LINE = re.compile(r"^\s*\[\d+\]\s+(.+)$")
+# Where to look in a file, after its name: "guia.md:12", "manual.pdf p. 47", "x.ipynb célula 3".
+LOCATION = re.compile(r"(?::\d+| p\. \d+| célula \d+)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +63,7 @@ def parse_answers(stdout: str) -> list[Answer]:
             sources: list[str] = []
             i += 1
             while i < len(lines) and (match := SOURCE_LINE.match(lines[i])):
-                sources.append(match.group(1).split(" > ")[0].strip())
+                sources.append(LOCATION.sub("", match.group(1).split(" > ")[0].strip()))
                 i += 1
             answers.append(Answer("\n".join(text).strip(), tuple(sources)))
             text = []
@@ -112,11 +114,15 @@ def test_ask_through_ollama_retries_without_thinking(
     before = ollama_server.log_text()
     env = docai_env | {"OLLAMA_HOST": f"127.0.0.1:{ollama_server.port}"}
 
-    result = run_docai(["ask", QUESTION_ASK, "--docs", str(docs_dir), "--model", MODEL_NAME],
-                       env, docai_home)
+    # `docai index` embeds a folder this small whole, with the real bundled model; a question
+    # is then ranked by meaning too (before that, by words alone).
+    indexed = run_docai(["index", "--docs", str(docs_dir)], env, docai_home)
+    assert indexed.returncode == 0, indexed.stderr
+    assert "Embeddings prontos" in indexed.stdout + indexed.stderr, indexed.stderr
+    result = run_docai(["ask", QUESTION_ASK, "--docs", str(docs_dir), "--model", MODEL_NAME,
+                        "-v"], env, docai_home)
 
     check_answers(result, docs_dir, expected=1)
-    # The passages were ranked by meaning too, by the real bundled embedding model.
     assert "Busca por significado: multilingual-e5-small, embutido" in result.stderr
     assert new_matches(OLLAMA_CHAT_OK, ollama_server, before) == 1, ollama_server.log_text()
     if new_matches(OLLAMA_THINK_REFUSED, ollama_server, before):
