@@ -13,6 +13,7 @@ from docai.answer.answerer import AnswerEvent, ModelFailed, Retrieved
 from docai.answer.conversation import Turn
 from docai.llm.events import Done, TextDelta
 from docai.records import Hit
+from docai.retrieval.verdict import NotCovered
 
 
 class TurnRecorder:
@@ -24,6 +25,7 @@ class TurnRecorder:
         self._sources: tuple[Hit, ...] = ()
         self._complete = False
         self._interrupted = False
+        self._refused = False
 
     def interrupted(self) -> None:
         """The user stopped the answer (Ctrl-C)."""
@@ -38,6 +40,8 @@ class TurnRecorder:
             self._complete = True
         elif isinstance(event, ModelFailed):
             self._complete = False
+        elif isinstance(event, NotCovered):
+            self._refused = True
 
     @property
     def shown(self) -> str:
@@ -49,4 +53,4 @@ class TurnRecorder:
         if self._interrupted:
             return Turn(self._question, "", self._sources, interrupted=True)
         answer = "".join(self._text).strip() if self._complete else ""
-        return Turn(self._question, answer, self._sources)
+        return Turn(self._question, answer, self._sources, refused=self._refused)

@@ -175,7 +175,8 @@ def conversation_from(exchanges: Sequence[LoggedExchange], index: SearchIndex) -
                      if (chunk := _chunk_of(index, source)) is not None)
         answer = exchange.answer if exchange.status == Status.ANSWERED else ""
         turns.append(Turn(exchange.question, answer, hits,
-                          interrupted=exchange.status == Status.INTERRUPTED))
+                          interrupted=exchange.status == Status.INTERRUPTED,
+                          refused=exchange.status == Status.NOT_COVERED))
     return Conversation(tuple(turns))
 
 

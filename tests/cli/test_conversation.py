@@ -128,3 +128,27 @@ def test_ask_stays_one_shot(docai: InProcessDocai, tmp_path: Path, fake: FakeOll
     assert roles(first) == roles(second) == ["system", "user"]
     # the follow-up, asked alone, is read on its own words
     assert section_attribute(BARE_SECTION) in current_prompt(second)
+
+
+GUIDE = Path(__file__).resolve().parents[2] / "resources" / "docs"
+
+
+def test_a_refused_follow_up_does_not_spoil_the_next_one(tmp_path: Path, fake: FakeOllama) -> None:
+    """On the guide `make run` opens: after a follow-up the docs do not cover, the next
+    follow-up is read with the question before it, not with the refused one's words."""
+    child = pexpect.spawn(DOCAI, ["--docs", str(GUIDE), "--dense", "off"],
+                          env=docai_env(tmp_path, fake.url), encoding="utf-8", timeout=60,
+                          dimensions=(40, 160))
+    child.expect(PROMPT)
+    child.sendline("Onde fica o cache do índice?")
+    child.expect(r"\[1\] cache\.html > The index cache")
+    child.expect(PROMPT)
+    child.sendline("e depois, como eu desfaço isso?")
+    child.expect("Não encontrei nada sobre isso na documentação")
+    child.expect(PROMPT)
+    child.sendline("e no Mac, onde fica?")
+    child.expect(r"\[1\] cache\.html > The index cache > Where the cache lives")
+    child.expect(PROMPT)
+    child.sendline("sair")
+    child.expect(pexpect.EOF)
+    assert len(fake.chat_requests) == 2  # the refused question never reached the model
