@@ -32,6 +32,7 @@ ENV_OLLAMA_HOST = "OLLAMA_HOST"
 ENV_DENSE = "DOCAI_DENSE"
 ENV_CACHE_DIR = "DOCAI_CACHE_DIR"
 ENV_STORE = "DOCAI_STORE"
+ENV_COLLECTION = "DOCAI_COLLECTION"
 ENV_STORE_HNSW = "DOCAI_STORE_HNSW"
 ENV_GITIGNORE = "DOCAI_GITIGNORE"
 # `--embed-model auto`: the best embedding model installed in the user's Ollama.
@@ -154,7 +155,8 @@ class Settings:
             _check_server_url("--base-url", self.base_url)
 
     def resolved_collection(self) -> str:
-        """The store's collection: `--collection`, else the docs folder's name."""
+        """The store's collection: `--collection` (or `DOCAI_COLLECTION`, or `collection`
+        in config.toml), else the docs folder's name."""
         return self.collection or self.docs_dir.expanduser().resolve().name or "docs"
 
     def resolved_cache_dir(self) -> Path:

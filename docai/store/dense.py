@@ -20,16 +20,16 @@ import numpy as np
 from cachetools import LRUCache
 
 from docai import messages
-from docai.cli.progress import progress_bar
 from docai.index.vector_store import checksum
 from docai.llm.errors import LLMError
+from docai.records import Progress
 from docai.retrieval.dense import MAX_QUERY_CHARS, QUESTION_CACHE_SIZE, DenseRanking, Reranked
 from docai.retrieval.embedders import BundledE5, Embedder, embedder_for
 from docai.retrieval.params import RetrievalParams
 from docai.retrieval.window_vectors import DimensionChanged
 from docai.retrieval.windows import windows
 from docai.settings import Settings
-from docai.store import queries, schema
+from docai.store import queries, schema, vector_queries
 from docai.store.connection import connect, translated
 from docai.store.errors import StoreError
 from docai.store.search import StoreCandidates, StoreChunks, StoreIndex
@@ -144,7 +144,7 @@ class StoreDense:
         if self.params.dense_full_weight <= 0:
             return None
         with self.index.reading() as conn:
-            embedder = queries.embedder_row(conn, self.embedder.name)
+            embedder = vector_queries.embedder_row(conn, self.embedder.name)
             if embedder is None or not self._ranked_whole(conn, embedder[0]):
                 return None
         try:
@@ -157,7 +157,7 @@ class StoreDense:
         if embedder[1] != query.shape[0]:
             return None  # another model behind the name: the re-ranking says so
         with self.index.reading() as conn:
-            nearest = queries.nearest_chunks(conn, self.index.generation_id, embedder, query,
+            nearest = vector_queries.nearest_chunks(conn, self.index.generation_id, embedder, query,
                                              self.params.rank_depth + NEAREST_MARGIN)
         return self.index.widened(nearest)
 
@@ -171,9 +171,9 @@ class StoreDense:
                 known[1] or time.monotonic() - known[2] < RECHECK_S):
             return known[1]
         # The cheap questions first: counting the embedded chunks walks every window.
-        ranked = ((queries.window_count(conn, generation) <= EXACT_SCAN_WINDOWS
-                   or queries.has_hnsw(conn, embedder_id))
-                  and queries.embedded_chunks(conn, generation, self.embedder.name)
+        ranked = ((vector_queries.window_count(conn, generation) <= EXACT_SCAN_WINDOWS
+                   or vector_queries.has_hnsw(conn, embedder_id))
+                  and vector_queries.embedded_chunks(conn, generation, self.embedder.name)
                   == len(self.index))
         self._whole = (generation, ranked, time.monotonic())
         return ranked
@@ -181,7 +181,8 @@ class StoreDense:
     def embedded_chunks(self) -> int:
         """Chunks of the collection with every window's vector in the store (for `/info`)."""
         with self.index.reading() as conn:
-            return queries.embedded_chunks(conn, self.index.generation_id, self.embedder.name)
+            return vector_queries.embedded_chunks(conn, self.index.generation_id,
+                                                  self.embedder.name)
 
     def _warn(self, line: str) -> None:
         self._failed = True
@@ -215,7 +216,22 @@ def open_store_dense(
     return StoreDense(index, _embedder(settings, warn), index.params, warn)
 
 
-def embed_collection(settings: Settings, name: str, say: Callable[[str], None]) -> int:
+# The chunks of a generation still to embed with one model: those without window rows, and
+# those with a window this model has no vector for (another model embedded the collection
+# first: the windows are the same texts for every model, the vectors are not).
+UNEMBEDDED_CHUNKS = """
+SELECT c.id, c.text FROM docai_chunks c
+WHERE c.generation_id = %(generation)s AND c.id > %(after)s
+  AND (NOT EXISTS (SELECT 1 FROM docai_windows w WHERE w.chunk_id = c.id)
+       OR EXISTS (SELECT 1 FROM docai_windows w WHERE w.chunk_id = c.id AND NOT EXISTS (
+           SELECT 1 FROM docai_vectors v
+           WHERE v.embedder_id = %(embedder)s AND v.key = w.key)))
+ORDER BY c.id LIMIT %(limit)s
+"""
+
+
+def embed_collection(settings: Settings, name: str, say: Callable[[str], None],
+                     progress: Progress) -> int:
     """Embed every window of the collection the store lacks a vector for (resumable: each
     batch is committed); 1 when the embedder failed."""
     url = settings.store or ""
@@ -232,17 +248,15 @@ def embed_collection(settings: Settings, name: str, say: Callable[[str], None]) 
                 raise StoreError(messages.STORE_EMPTY_COLLECTION.format(name=name, url=url))
             embedder_id: int | None = None
             dimension = 0
-            if (row := queries.embedder_row(conn, embedder.name)) is not None:
+            if (row := vector_queries.embedder_row(conn, embedder.name)) is not None:
                 embedder_id, dimension = row
             conn.commit()
             last = 0
-            with progress_bar(messages.DENSE_PROGRESS, generation.chunks, 0) as advance:
+            with progress(messages.DENSE_PROGRESS, generation.chunks, 0) as advance:
                 while True:
-                    batch = conn.execute(
-                        "SELECT id, text FROM docai_chunks WHERE generation_id = %s AND id > %s "
-                        "AND NOT EXISTS (SELECT 1 FROM docai_windows w WHERE w.chunk_id = "
-                        "docai_chunks.id) ORDER BY id LIMIT %s",
-                        (generation.id, last, EMBED_CHUNKS)).fetchall()
+                    batch = conn.execute(UNEMBEDDED_CHUNKS, {
+                        "generation": generation.id, "after": last, "embedder": embedder_id,
+                        "limit": EMBED_CHUNKS}).fetchall()
                     if not batch:
                         break
                     last = int(batch[-1][0])

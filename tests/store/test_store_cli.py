@@ -84,6 +84,9 @@ def test_a_schema_of_version_1_is_upgraded_by_the_indexer(home: Path, store_url:
         conn.execute("ALTER TABLE docai_generations DROP COLUMN packed_revision")
         conn.execute("ALTER TABLE docai_chunks DROP COLUMN location_unit")
         conn.execute("ALTER TABLE docai_chunks DROP COLUMN location_number")
+        conn.execute("ALTER TABLE docai_generations DROP COLUMN updated")
+        for table in ("docai_postings", "docai_term_stats"):
+            conn.execute(f"ALTER TABLE {table} DROP CONSTRAINT {table}_generation")
         conn.execute("DELETE FROM docai_schema")
         conn.execute("INSERT INTO docai_schema (version) VALUES (1)")
     refused = run(home, "search", "instalar", "--dense", "off", "--store", store_url,
