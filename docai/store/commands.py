@@ -19,6 +19,9 @@ def run_index(settings: Settings, *, embed: bool = False) -> int:
     def say(line: str) -> None:
         print(strip_controls(line), file=sys.stderr, flush=True)
 
+    from docai.cli.startup import warn_about_store_password
+
+    warn_about_store_password(settings.store or "", sys.stderr)
     name = settings.resolved_collection()
     report = index_collection(settings, name, progress=progress_bar, say=say)
     for skipped in report.skipped:

@@ -160,3 +160,54 @@ def test_a_second_embedding_model_is_stored_too(home: Path, store_url: str) -> N
             "ON v.embedder_id = e.id GROUP BY e.name").fetchall())
         (windows,) = conn.execute("SELECT count(DISTINCT key) FROM docai_windows").fetchone()
     assert len(stored) == 2 and set(stored.values()) == {windows}, stored
+
+
+def test_a_server_that_only_reads_is_told_apart_from_a_role_that_only_reads(
+    home: Path, store_url: str
+) -> None:
+    """A hot standby refuses writes with "cannot execute ... in a read-only transaction",
+    as a server with default_transaction_read_only does; a read-only role with "permission
+    denied". The fix differs: the primary, or the indexer's role."""
+    docs = make_docs(home / "cdocs")
+    index(home, store_url, docs)
+    name = store_url.split("?")[0].rsplit("/", 1)[1]
+    with psycopg.connect(store_url, autocommit=True) as conn:
+        conn.execute(f'ALTER DATABASE "{name}" SET default_transaction_read_only = on')
+    refused = run(home, "index", "--docs", str(docs), "--store", store_url, "--collection",
+                  "c2", "--dense", "off", "--rebuild")
+    assert refused.returncode == 2
+    assert "só aceita leituras" in refused.stderr and "primário" in refused.stderr
+    assert "papel de indexador" not in refused.stderr
+
+
+def test_a_bad_port_is_an_address_error(home: Path, store_url: str) -> None:
+    for port in ("99999", "abc"):
+        url = f"postgresql://postgres@127.0.0.1:{port}/x"
+        done = run(home, "search", "--store", url, "--dense", "off", "zebrafoo",
+                   cwd=home / "empty")
+        assert done.returncode == 2, done.stderr
+        assert "tem um erro" in done.stderr and "está no ar" not in done.stderr, done.stderr
+
+
+def test_a_password_others_can_read_is_pointed_out(home: Path, store_url: str) -> None:
+    docs = make_docs(home / "cdocs")
+    base, _, query = store_url.partition("?")
+    with_password = base.replace("postgres:@", "postgres:segredo123@", 1) + "?" + query
+    done = run(home, "index", "--docs", str(docs), "--store", with_password, "--collection",
+               "c2", "--dense", "off")
+    assert done.returncode == 0, done.stderr
+    assert "senha do PostgreSQL está na linha de comando" in done.stderr
+    assert "~/.pgpass" in done.stderr and "segredo123" not in done.stderr
+    config = home / "config" / "docai" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'store = "{with_password}"\n', encoding="utf-8")
+    config.chmod(0o644)
+    shared = run(home, "search", "--dense", "off", "--collection", "c2", "zebrafoo",
+                 cwd=home / "empty")
+    assert shared.returncode == 0, shared.stderr
+    assert f"senha do PostgreSQL está em {config}" in shared.stderr
+    assert "linha de comando" not in shared.stderr
+    config.chmod(0o600)
+    private = run(home, "search", "--dense", "off", "--collection", "c2", "zebrafoo",
+                  cwd=home / "empty")
+    assert private.returncode == 0 and "senha" not in private.stderr, private.stderr

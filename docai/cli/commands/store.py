@@ -21,7 +21,10 @@ from docai.settings import Settings
 def run(settings: Settings, action: str, name: str | None, *, yes: bool) -> int:
     if not settings.store:
         raise SettingsError(messages.STORE_COMMAND_NEEDS_STORE)
+    from docai.cli.startup import warn_about_store_password
     from docai.store import admin  # psycopg only when a store is used
+
+    warn_about_store_password(settings.store, sys.stderr)
 
     if action == "list":
         summary = admin.list_collections(settings.store)
