@@ -7,7 +7,7 @@ so what they return comes from one version of the collection.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -161,6 +161,30 @@ ON s.term_id = t.id AND s.generation_id = %(generation)s WHERE t.id = ANY(%(ids)
 """
 
 
+# The chunks at some pack rows and, on the first of them, the terms (ids, texts, document
+# frequencies) of those at `term_rows`, found by the server from their term vectors: one
+# statement. Read outside a transaction, it returns nothing unless the generation is
+# still at the revision the rows were chosen in (every change of its rows moves it on).
+CHUNKS_AND_TERMS = """
+WITH c AS MATERIALIZED (
+    SELECT id, source, ordinal, heading_path, text, tokens, location_unit, location_number,
+           term_ids, term_counts, pack_row FROM docai_chunks
+    WHERE generation_id = %(generation)s AND pack_row = ANY(%(rows)s)
+      AND EXISTS (SELECT 1 FROM docai_generations
+                  WHERE id = %(generation)s AND revision = %(revision)s)
+), t AS (
+    SELECT array_agg(t.id) AS ids, array_agg(t.term) AS terms, array_agg(s.df) AS dfs
+    FROM docai_terms t JOIN docai_term_stats s
+    ON s.term_id = t.id AND s.generation_id = %(generation)s
+    WHERE t.id IN (SELECT DISTINCT unnest(term_ids) FROM c WHERE pack_row = ANY(%(term_rows)s))
+)
+SELECT c.*, CASE WHEN c.pack_row = (SELECT min(pack_row) FROM c) THEN t.ids END,
+       CASE WHEN c.pack_row = (SELECT min(pack_row) FROM c) THEN t.terms END,
+       CASE WHEN c.pack_row = (SELECT min(pack_row) FROM c) THEN t.dfs END
+FROM c CROSS JOIN t
+"""
+
+
 def candidate_chunks(
     conn: psycopg.Connection[Any], ids: Sequence[int]
 ) -> tuple[list[int], dict[int, Chunk], np.ndarray]:
@@ -176,17 +200,27 @@ class RevisionMoved(Exception):
     """The generation changed between two statements read outside a transaction."""
 
 
-def chunks_at_rows(
-    conn: psycopg.Connection[Any], generation: Generation, rows: Sequence[int]
-) -> tuple[list[int], dict[int, Chunk], np.ndarray]:
-    """As `candidate_chunks`, for the chunks at these pack rows, with their ids in the
-    order of `rows`. KeyError when a row has no chunk; RevisionMoved when none came back
-    because the generation is no longer at its revision."""
-    chunks, entries, at_row = _chunks(numpy_cursor(conn).execute(CHUNKS_AT_ROWS, {
-        "generation": generation.id, "rows": list(rows), "revision": generation.revision}))
-    if rows and not chunks and current_revision(conn, generation.id) != generation.revision:
+def chunks_and_terms(
+    conn: psycopg.Connection[Any], generation: Generation, rows: Sequence[int],
+    term_rows: Sequence[int],
+) -> tuple[tuple[list[int], dict[int, Chunk], np.ndarray], dict[int, tuple[str, int]]]:
+    """As `candidate_chunks`, for the chunks at these pack rows (their ids in the order of
+    `rows`), and every term (text, document frequency) of the chunks at `term_rows` (those
+    whose terms the client has not read): one statement. KeyError when a row has no chunk;
+    RevisionMoved when the generation is no longer at its revision."""
+    found = numpy_cursor(conn).execute(CHUNKS_AND_TERMS, {
+        "generation": generation.id, "rows": list(rows), "revision": generation.revision,
+        "term_rows": list(term_rows)}, binary=True).fetchall()
+    if rows and not found and current_revision(conn, generation.id) != generation.revision:
         raise RevisionMoved
-    return [at_row[row] for row in rows], chunks, entries
+    terms: dict[int, tuple[str, int]] = {}
+    for *_, ids, texts, frequencies in found:
+        if ids is not None:
+            terms = {int(term_id): (term, int(df))
+                     for term_id, term, df in zip(ids.tolist(), texts, frequencies.tolist(),
+                                                  strict=True)}
+    chunks, entries, at_row = _chunks(row[:-3] for row in found)
+    return ([at_row[row] for row in rows], chunks, entries), terms
 
 
 def current_revision(conn: psycopg.Connection[Any], generation: int) -> int | None:
@@ -196,7 +230,7 @@ def current_revision(conn: psycopg.Connection[Any], generation: int) -> int | No
 
 
 def _chunks(
-    found: psycopg.Cursor[Any],
+    found: Iterable[Sequence[Any]],
 ) -> tuple[dict[int, Chunk], np.ndarray, dict[int, int]]:
     chunks: dict[int, Chunk] = {}
     at_row: dict[int, int] = {}

@@ -178,10 +178,16 @@ class StoreIndex:
         params = self.params
         depth = min(max(params.rank_depth, 4 * k), max(params.dense_candidates, 16 * k))
         rows, scores = ranking[0][:depth], ranking[1][:depth]
+        # The chunks and, in the same round trip, the terms of those the client has not
+        # read (a term's text and frequency are the same for every chunk of this version).
+        cache = self._terms_read.for_version(generation.id, generation.revision)
+        wanted = rows.tolist()
+        unread = cache.rows_to_read(wanted)
         try:
-            read = queries.chunks_at_rows(conn, generation, rows.tolist())
+            read, terms = queries.chunks_and_terms(conn, generation, wanted, unread)
         except KeyError:  # a row the packs name, which no chunk has
             raise self._damaged() from None
+        cache.add(terms, unread)
         candidates = self._assemble(conn, generation, read, known)
         candidates._ranked = ((question, k), (np.arange(len(rows), dtype=np.int64), scores))
         return candidates
