@@ -211,3 +211,17 @@ def test_a_password_others_can_read_is_pointed_out(home: Path, store_url: str) -
     private = run(home, "search", "--dense", "off", "--collection", "c2", "zebrafoo",
                   cwd=home / "empty")
     assert private.returncode == 0 and "senha" not in private.stderr, private.stderr
+
+
+def test_status_of_a_shared_collection(home: Path, store_url: str) -> None:
+    docs = make_docs(home / "cdocs")
+    index(home, store_url, docs, "c2")
+    shown = run(home, "status", "--store", store_url, "--collection", "c2", cwd=home / "empty")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith("  c2: 2 arquivos, 2 trechos; embeddings: nenhum")
+    data = run(home, "status", "--json", "--store", store_url, "--collection", "c2",
+               cwd=home / "empty")
+    assert json.loads(data.stdout)["chunks"] == 2
+    missing = run(home, "status", "--store", store_url, "--collection", "c9",
+                  cwd=home / "empty")
+    assert missing.returncode == 2 and "'c9' não existe" in missing.stderr

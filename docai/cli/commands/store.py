@@ -51,6 +51,20 @@ def run(settings: Settings, action: str, name: str | None, *, yes: bool) -> int:
     return 0
 
 
+def collection_status(settings: Settings) -> int:
+    """`docai status --store`: the collection's line of `docai store list` (or its JSON)."""
+    from docai.store import admin
+
+    url = settings.store or ""
+    summary = admin.StoreSummary(
+        (admin.collection_summary(url, settings.resolved_collection()),), 0)
+    if settings.json_output:
+        print(json_text(_as_json(summary)["collections"][0]))
+    else:
+        print("\n".join(_human(summary, url)[1:-1]))
+    return 0
+
+
 def _confirmed(question: str) -> bool:
     if sys.stdin is None or not sys.stdin.isatty():
         print(messages.ERROR_PREFIX.format(message=messages.STORE_DROP_NEEDS_YES),
