@@ -105,8 +105,8 @@ class StoreDense:
         self._questions: LRUCache[str, np.ndarray] = LRUCache(QUESTION_CACHE_SIZE)
         self._session: dict[str, np.ndarray] = {}
         self._failed = False
-        # (generation, whether it is ranked whole, when that was asked)
-        self._whole: tuple[int, bool, float] | None = None
+        # (generation, the embedder's row if it is ranked whole, when that was asked)
+        self._whole: tuple[int, tuple[int, int] | None, float] | None = None
 
     @property
     def active(self) -> bool:
@@ -128,7 +128,7 @@ class StoreDense:
         cut = {row: windows(candidates.chunks.texts[row], self.params.window_chars,
                             self.params.window_overlap) for row in rows}
         keys = sorted({checksum(text) for texts in cut.values() for text in texts})
-        with self.index.reading() as conn:
+        with self.index.statements() as conn:  # keyed by text: any snapshot will do
             found = _stored_vectors(conn, self.embedder.name, keys)
         fetched = FetchedVectors(found, self._session, self.embedder.name,
                                  whole=wider is not None)
@@ -143,10 +143,9 @@ class StoreDense:
         the order computed here from their vectors is the local index's)."""
         if self.params.dense_full_weight <= 0:
             return None
-        with self.index.reading() as conn:
-            embedder = vector_queries.embedder_row(conn, self.embedder.name)
-            if embedder is None or not self._ranked_whole(conn, embedder[0]):
-                return None
+        embedder = self._ranked_whole()
+        if embedder is None:
+            return None
         try:
             query = self._questions.get(question)
             if query is None:
@@ -157,26 +156,31 @@ class StoreDense:
         if embedder[1] != query.shape[0]:
             return None  # another model behind the name: the re-ranking says so
         with self.index.reading() as conn:
-            nearest = vector_queries.nearest_chunks(conn, self.index.generation_id, embedder, query,
-                                             self.params.rank_depth + NEAREST_MARGIN)
+            nearest = vector_queries.nearest_chunks(conn, self.index.generation_id, embedder,
+                                                    query, self.params.rank_depth + NEAREST_MARGIN)
         return self.index.widened(nearest)
 
-    def _ranked_whole(self, conn: Any, embedder_id: int) -> bool:
-        """Whether the collection is ranked whole: every chunk's windows embedded, and the
-        nearest windows cheap to find (an HNSW index, or few enough for an exact scan).
-        Asked again after `RECHECK_S` while not (an indexer may be embedding)."""
+    def _ranked_whole(self) -> tuple[int, int] | None:
+        """The embedder's row (id, dimension) when the collection is ranked whole: every
+        chunk's windows embedded, and the nearest windows cheap to find (an HNSW index, or
+        few enough for an exact scan); None when not. Kept for the generation once true
+        (no statement per question), asked again after `RECHECK_S` while not (an indexer may
+        be embedding)."""
         generation = self.index.generation_id
         known = self._whole
         if known is not None and known[0] == generation and (
-                known[1] or time.monotonic() - known[2] < RECHECK_S):
+                known[1] is not None or time.monotonic() - known[2] < RECHECK_S):
             return known[1]
-        # The cheap questions first: counting the embedded chunks walks every window.
-        ranked = ((vector_queries.window_count(conn, generation) <= EXACT_SCAN_WINDOWS
-                   or vector_queries.has_hnsw(conn, embedder_id))
-                  and vector_queries.embedded_chunks(conn, generation, self.embedder.name)
-                  == len(self.index))
-        self._whole = (generation, ranked, time.monotonic())
-        return ranked
+        with self.index.reading() as conn:
+            embedder = vector_queries.embedder_row(conn, self.embedder.name)
+            # The cheap questions first: counting the embedded chunks walks every window.
+            ranked = embedder is not None and (
+                (vector_queries.window_count(conn, generation) <= EXACT_SCAN_WINDOWS
+                 or vector_queries.has_hnsw(conn, embedder[0]))
+                and vector_queries.embedded_chunks(conn, generation, self.embedder.name)
+                == len(self.index))
+        self._whole = (generation, embedder if ranked else None, time.monotonic())
+        return self._whole[1]
 
     def embedded_chunks(self) -> int:
         """Chunks of the collection with every window's vector in the store (for `/info`)."""

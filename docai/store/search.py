@@ -131,7 +131,7 @@ class StoreIndex:
         trip each, no BEGIN and COMMIT. When an indexer changed the collection in between,
         or its packs are not current, the question is read again in one READ ONLY snapshot."""
         try:
-            with self._statements() as conn:
+            with self.statements() as conn:
                 candidates = self._read_candidates(conn, question, k, snapshot=False)
         except queries.RevisionMoved:
             candidates = None
@@ -301,11 +301,11 @@ class StoreIndex:
     def reading(self) -> Iterator[psycopg.Connection[Any]]:
         """A READ ONLY, REPEATABLE READ transaction: one snapshot of the collection. A
         failure closes the connection (the next call opens another) and raises a StoreError."""
-        with self._statements() as conn, conn.transaction():
+        with self.statements() as conn, conn.transaction():
             yield conn
 
     @contextmanager
-    def _statements(self) -> Iterator[psycopg.Connection[Any]]:
+    def statements(self) -> Iterator[psycopg.Connection[Any]]:
         """The connection, each statement its own transaction (autocommit) unless the caller
         opens one; errors as `reading`'s."""
         if self._conn is None or self._conn.closed:
