@@ -24,9 +24,11 @@ For each pair the follow-up is retrieved four ways, scored as `docai eval` score
 - bare:        the follow-up's own words, as docai answered before it kept a conversation;
 - joined:      the first question and the follow-up joined into one text, weighing the same
                (the simplest reading in context; shown for comparison);
-- in context:  what the REPL does (`docai.answer.followup.settle_in_context`): the same
-               text with the follow-up's words weighing twice, or the follow-up's own words
-               when those answer it and the joined text does not;
+- in context:  what the REPL does (`docai.answer.reading`): the same text with the
+               follow-up's words weighing twice, ranked once, its passages judged on the
+               joined text, or on the follow-up's own words when those answer it and the
+               joined text does not. The earlier questions are asked as the REPL would
+               have asked them, in turn, so a refused one is marked refused;
 - standalone:  the standalone question asked alone: the target.
 
 Two more checks of "in context": a topic switch must be retrieved as in a fresh session (the
@@ -60,8 +62,8 @@ from eval_scoring import dense_ranking as _dense_ranking  # noqa: E402
 from fetch_eval_docs import ALL_DOCS, DATA_DIR, FetchError, fetch  # noqa: E402
 
 from docai.answer.conversation import Conversation, Turn  # noqa: E402
-from docai.answer.followup import joined_question, settle_in_context  # noqa: E402
 from docai.answer.prompt import prompt_budget  # noqa: E402
+from docai.answer.reading import Settled, joined_question, reading_for, settle  # noqa: E402
 from docai.retrieval import evaluation  # noqa: E402
 from docai.retrieval.dense import DenseRanking  # noqa: E402
 from docai.retrieval.embedders import BundledE5  # noqa: E402
@@ -72,7 +74,6 @@ from docai.retrieval.verdict import (  # noqa: E402
     Fallback,
     NotCovered,
     Passages,
-    Query,
     Verdict,
     retrieve,
     search,
@@ -109,18 +110,22 @@ class Pair:
         return Question(self.id, text, self.gold, self.kind, self.lang)
 
 
-def in_context(pair: Pair, index: SearchIndex, dense: DenseRanking | None) -> Query:
-    """What the REPL retrieves for the follow-up after the earlier questions (each turn
-    without an answer: retrieval reads questions only)."""
-    conversation = Conversation(tuple(Turn(question) for question in pair.before))
-    context = conversation.context_for(pair.followup)
-    return settle_in_context(index, pair.followup, context, TOP_K, dense=dense,
-                             max_file_tokens=MAX_FILE_TOKENS).query
+def in_context(pair: Pair, index: SearchIndex, dense: DenseRanking | None) -> Settled:
+    """What the REPL retrieves for the follow-up after the earlier questions, each asked in
+    turn as the REPL asks it (a turn keeps no answer: retrieval reads questions, and
+    whether each was refused)."""
+    conversation = Conversation()
+    for question in (*pair.before, pair.followup):
+        settled = settle(index, reading_for(question, conversation), TOP_K, dense=dense,
+                         max_file_tokens=MAX_FILE_TOKENS)
+        refused = isinstance(settled.verdict, NotCovered)
+        conversation = conversation.add(Turn(question, refused=refused))
+    return settled
 
 
 # What each way of retrieving a follow-up reads for its pair (given the index and the dense
 # ranking: the REPL's reading depends on what the conversation's reading finds).
-Method = Callable[[Pair, SearchIndex, "DenseRanking | None"], "str | Query"]
+Method = Callable[[Pair, SearchIndex, "DenseRanking | None"], "str | Settled"]
 METHODS: tuple[tuple[str, Method], ...] = (
     ("bare", lambda pair, index, dense: pair.followup),
     ("joined", lambda pair, index, dense: joined_question(pair.followup, pair.before)),
@@ -175,8 +180,7 @@ def _verdict_identity(verdict: Verdict) -> tuple[object, ...]:
 def checks(index: SearchIndex, pairs: Sequence[Pair], dense: DenseRanking | None) -> Checks:
     found = Checks()
     for pair in pairs:
-        followed = retrieve(index, in_context(pair, index, dense), TOP_K, dense=dense,
-                            max_file_tokens=MAX_FILE_TOKENS)
+        followed = in_context(pair, index, dense).verdict
         alone = retrieve(index, pair.standalone, TOP_K, dense=dense,
                          max_file_tokens=MAX_FILE_TOKENS)
         switch = pair.kind == "switch"
@@ -194,8 +198,12 @@ def outcome(
     """How the follow-up fares retrieved as `method` reads it (ranked to depth, and the
     verdict with the default bars), re-ranked by `dense` when given."""
     read = method(pair, index, dense)
-    hits = search(index, read, evaluation.DEPTH, 0.0, dense)
-    verdict = retrieve(index, read, TOP_K, dense=dense, max_file_tokens=MAX_FILE_TOKENS)
+    if isinstance(read, Settled):  # one ranking, its verdict settled with the conversation
+        hits = search(index, read.reading.query, evaluation.DEPTH, 0.0, dense)
+        verdict = read.verdict
+    else:
+        hits = search(index, read, evaluation.DEPTH, 0.0, dense)
+        verdict = retrieve(index, read, TOP_K, dense=dense, max_file_tokens=MAX_FILE_TOKENS)
     question = pair.as_question(pair.followup)
     refused = isinstance(verdict, NotCovered)
     chunks = [] if refused else [hit.chunk for hit in hits]
@@ -236,7 +244,7 @@ def main(argv: Sequence[str] = ()) -> int:
             dense.save()
     summaries = {name: evaluation.summarise(found) for name, found in outcomes.items()}
     print_table(summaries)
-    for later in LATER_SETS:
+    for later in (FOLLOWUPS, *LATER_SETS):
         ids = {pair.id for pair in load_pairs(later)}
         print(f"\n{later.name} alone:")
         print_table({name: evaluation.summarise([o for o in found if o.question.id in ids])

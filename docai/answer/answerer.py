@@ -12,13 +12,13 @@ the same behaviour in their own way. The decisions live here:
   message says what to do;
 - a model without reasoning support -> retry once without `think`, and remember it.
 
-In the REPL a question comes with its `Conversation`: it is retrieved in the context of the
-earlier questions (`followup.py`) and the model gets the earlier exchanges (`prompt.py`);
-`docai ask` passes none, so it stays one-shot.
+In the REPL a question comes with its `Conversation`: it is read and retrieved as
+`reading.py` decides (alone, or with the earlier questions it leans on) and the model gets
+the earlier exchanges (`prompt.py`); `docai ask` passes none, so it stays one-shot.
 
 Caches are instance attributes (no module state) and keyed on the index fingerprint, so a
 changed index can never serve a stale retrieval or answer. Each is keyed on what changes its
-result: a retrieval on the earlier questions it was read with, an answer on every message
+result: a retrieval on the reading of the question, an answer on every message
 sent (the history included), so a follow-up never replays an answer given in another
 conversation. `fresh` (`/denovo`) skips the answer cache, not the retrieval.
 """
@@ -34,8 +34,8 @@ from cachetools import LRUCache
 
 from docai import messages
 from docai.answer.conversation import Conversation
-from docai.answer.followup import settle_in_context
 from docai.answer.prompt import Prompt, build_fallback_prompt, build_prompt, prompt_budget
+from docai.answer.reading import Reading, reading_for, settle
 from docai.byte_text import key_bytes
 from docai.llm.base import ChatBackend
 from docai.llm.errors import EmptyAnswer, LLMError, ThinkingUnsupported
@@ -199,7 +199,7 @@ class Answerer:
         the model's stream, so the server stops generating.
         """
         conversation = conversation or Conversation()
-        verdict = self._retrieve(question, conversation.context_for(question))
+        verdict = self._retrieve(reading_for(question.strip(), conversation))
         history = conversation.history_for(question)
         if isinstance(verdict, Passages):
             prompt = build_prompt(
@@ -230,12 +230,13 @@ class Answerer:
         yield from self._budget_warnings(prompt, len(extractive))
         yield from self._generate(prompt, extractive, fresh=fresh)
 
-    def _retrieve(self, question: str, context: tuple[str, ...]) -> Verdict:
+    def _retrieve(self, reading: Reading) -> Verdict:
         settings = self._settings
         key = (
             self._index.fingerprint,
-            normalise_question(question),
-            tuple(normalise_question(earlier) for earlier in context),
+            normalise_question(reading.question),
+            tuple(normalise_question(earlier) for earlier in reading.context),
+            reading.own_words_may_answer,
             settings.top_k,
             settings.min_coverage,
             settings.retrieval,
@@ -244,8 +245,8 @@ class Answerer:
         cached = self._retrievals.get(key)
         if cached is not None:
             return cached
-        verdict = settle_in_context(
-            self._index, question.strip(), context, settings.top_k, settings.min_coverage,
+        verdict = settle(
+            self._index, reading, settings.top_k, settings.min_coverage,
             dense=self._dense, max_file_tokens=prompt_budget(settings.num_ctx),
         ).verdict
         self._retrievals[key] = verdict

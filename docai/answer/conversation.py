@@ -1,13 +1,9 @@
-"""The conversation of one REPL session: the turns so far, and what a new question takes from them.
+"""The conversation of one REPL session: its turns, and the exchanges the model is sent.
 
 A question is read in its conversation twice (`Answerer.answer`):
 
-- retrieval takes the earlier *questions* (`context_for`), and only for a question that
-  depends on them (`dependence.py`): "e dentro do modo interativo?" names no subject of its
-  own, the question before it does (`followup.py`); a question that stands alone is
-  retrieved as in a fresh session. A dependent question follows its thread back to the
-  last question that stood alone, never past it: a topic switched three questions ago
-  cannot steer it;
+- retrieval reads the earlier *questions*, as `reading.reading_for` decides (which of them,
+  if any, and what a refused one means for the questions after it);
 - the model gets the earlier *exchanges* (`history_for`), question and answer as real chat
   turns, so it can tell what "ele" or "the other one" stands for. Never their sources: the
   current question's sources are the only ones in the prompt, and the budget drops the
@@ -27,27 +23,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from docai.answer.dependence import depends_on_conversation
 from docai.records import Hit
-
-# Earlier questions that retrieval reads a follow-up with: the one it follows and the one
-# before (a chain of short follow-ups, "e no Mac?" then "e no Windows?", keeps its subject).
-CONTEXT_QUESTIONS = 2
 
 
 @dataclass(frozen=True, slots=True)
 class Turn:
     """One question and what came of it. `answer` is "" when the model gave none (refused,
-    failed, interrupted): such a turn still gives retrieval its words, not the model a reply.
-    An `interrupted` one (Ctrl-C) still gives the model its question: the user stopped the
-    answer, not the subject, and "e para HTML?" next means nothing without it."""
+    failed, interrupted): the model is then not sent a reply. An `interrupted` one (Ctrl-C)
+    still gives the model its question: the user stopped the answer, not the subject, and
+    "e para HTML?" next means nothing without it. A `refused` one (the docs did not cover
+    it) is read by retrieval as `reading.py` says: a refused follow-up is left out of the
+    thread, a refused question that stood alone stays its subject."""
 
     question: str
     answer: str = ""
     sources: tuple[Hit, ...] = ()
     interrupted: bool = False
-    # The docs did not cover it: its words found nothing, so they must not steer the
-    # questions after it (a follow-up is read as if the refused question had not been asked).
     refused: bool = False
 
 
@@ -75,26 +66,6 @@ class Conversation:
 
     def without_last(self) -> Conversation:
         return Conversation(self.turns[:-1])
-
-    def context_for(self, question: str) -> tuple[str, ...]:
-        """The earlier questions retrieval reads `question` with, oldest first: none when it
-        stands alone; else its thread, back to the last question that stood alone (at most
-        `CONTEXT_QUESTIONS`). A question asked more than once counts once (its words must
-        not outweigh the new question's)."""
-        if not depends_on_conversation(question):
-            return ()
-        newest_first: dict[str, str] = {}
-        for turn in reversed(self._others(question)):
-            if turn.refused:
-                continue
-            if len(newest_first) == CONTEXT_QUESTIONS:
-                break
-            if same_question(turn.question) in newest_first:
-                continue
-            newest_first[same_question(turn.question)] = turn.question
-            if not depends_on_conversation(turn.question):
-                break
-        return tuple(reversed(list(newest_first.values())))
 
     def history_for(self, question: str) -> tuple[Exchange, ...]:
         """The earlier answered or interrupted exchanges, oldest first (the prompt keeps

@@ -1,13 +1,12 @@
-"""Does a question lean on the conversation before it, or stand alone?
+"""Whether a question leans on the conversation before it or stands alone, told from its words.
 
 "e o número de workers?" after "Qual é a porta padrão?" asks for the default number of
 workers: read alone, its words name no subject and the docs seem not to cover it. "Quantas
 cópias de backup são mantidas?" after questions about ports and rate limits asks about
 backups and nothing else: read with them, the old subjects pull their passages above the
-new one. So each question is first told apart, and only one that depends on the
-conversation is retrieved and judged with it (`conversation.Conversation.context_for`,
-`followup.query_in_context`); one that stands alone is retrieved exactly as in a fresh
-session.
+new one. So each question is first told apart (`reading.reading_for` asks this module),
+and only one that depends on the conversation is retrieved and judged with it; one that
+stands alone is retrieved exactly as in a fresh session.
 
 A question depends when it says so in its words, as a reader would notice: it opens with a
 connective that continues the last turn ("e …?", "and …?", "what about …?"), it uses a word

@@ -61,11 +61,8 @@ def open_retrieval(
     if (problem := empty_index_problem(report, settings.docs_dir)) is not None:
         raise DocsFolderError(problem)
 
-    def warn(line: str) -> None:
-        err.write(strip_controls(line) + "\n")
-        err.flush()
-
-    dense = open_dense(settings, index.chunks, progress=bar, warn=warn, params=index.params)
+    dense = open_dense(settings, index.chunks, progress=bar, warn=_warner(err),
+                       params=index.params)
     if dense is not None and announce:
         announce_embedder(dense, settings, err)
     return Opened(index, report, dense)

@@ -13,7 +13,7 @@ import os
 import time
 from dataclasses import dataclass
 
-from docai.loading import scan
+from docai.loading.discover import supported_files
 from docai.settings import Settings
 
 QUIET_NS = 2_000_000_000  # two seconds, as the index's own racy-write window
@@ -43,15 +43,15 @@ class FolderState:
 
 def folder_state(settings: Settings) -> FolderState:
     """The folder as the index would find it now (the same walk and ignore rules)."""
-    root = settings.docs_dir
-    found = scan(root, follow_links=settings.follow_links, use_gitignore=settings.use_gitignore)
+    root = os.fspath(settings.docs_dir)
     files = set()
     newest = 0
-    for path in found.files:
+    for relative in supported_files(settings.docs_dir, follow_links=settings.follow_links,
+                                    use_gitignore=settings.use_gitignore):
         try:
-            info = os.stat(path)
+            info = os.stat(os.path.join(root, relative))
         except OSError:  # vanished meanwhile: the next look sees it gone
             continue
-        files.add((os.path.relpath(path, root), info.st_size, info.st_mtime_ns))
+        files.add((relative, info.st_size, info.st_mtime_ns))
         newest = max(newest, info.st_mtime_ns)
     return FolderState(frozenset(files), newest)

@@ -73,6 +73,15 @@ def scan(root: Path, *, follow_links: bool = False, use_gitignore: bool = True) 
     )
 
 
+def supported_files(
+    root: Path, *, follow_links: bool = False, use_gitignore: bool = True
+) -> Iterator[str]:
+    """The relative POSIX paths `scan` would list, unsorted and without the reasons: the
+    cheap walk a freshness check repeats before each question."""
+    walk = _Walk(root, follow_links, use_gitignore)
+    return (relative for relative, suffix in walk.files() if suffix in SUPPORTED_SUFFIXES)
+
+
 def discover(root: Path, *, follow_links: bool = False) -> list[Path]:
     """The files of `scan(root)`, without the reasons."""
     return list(scan(root, follow_links=follow_links).files)
@@ -269,7 +278,9 @@ def _walkable(name: str) -> bool:
 
 
 def _suffix(name: str) -> str:
-    return Path(name).suffix.lower()
+    """`Path(name).suffix`, lower-cased, without building a Path (a walk asks it per entry)."""
+    suffix = os.path.splitext(name)[1]
+    return "" if suffix == "." else suffix.lower()
 
 
 def _link_text(path: str) -> str:

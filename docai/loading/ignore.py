@@ -31,6 +31,9 @@ class IgnoreRules:
     """The rules of one docs folder; `ignored(relative, is_dir)` applies them."""
 
     spec: pathspec.PathSpec
+    # Every rule names folders (`node_modules/`): a file is then never matched by itself,
+    # only by the folder that holds it, which the walk does not enter.
+    folders_only: bool = False
 
     @classmethod
     def of(cls, root: Path, *, use_gitignore: bool = True) -> IgnoreRules:
@@ -38,10 +41,14 @@ class IgnoreRules:
         if use_gitignore:
             lines += _rules(root / GIT_IGNORE_FILE)
         lines += _rules(root / IGNORE_FILE)
-        return cls(pathspec.GitIgnoreSpec.from_lines(lines))
+        patterns = [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+        return cls(pathspec.GitIgnoreSpec.from_lines(lines),
+                   folders_only=all(pattern.endswith("/") for pattern in patterns))
 
     def ignored(self, relative: str, *, is_dir: bool) -> bool:
         """Whether the file or folder at `relative` (POSIX, from the root) is left out."""
+        if self.folders_only and not is_dir:
+            return False
         return self.spec.match_file(relative + "/" if is_dir else relative)
 
 

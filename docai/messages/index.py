@@ -76,10 +76,6 @@ INDEX_EMBED_INTERRUPTED = (
 INDEX_EMBEDDED = "Embeddings prontos para os {chunks} trechos ({windows} janelas novas em {seconds:.1f} s)."
 
 # --- docai index embedding a small collection up front (docai/cli/commands/index.py) ---
-INDEX_EMBED_LATER = (
-    "Busca por significado: {done} de {total} trechos com embeddings; o restante é calculado "
-    "em segundo plano no modo interativo, ou agora com `docai index --embed`."
-)
 INDEX_IGNORED = (
     "{count} arquivo(s) ou pasta(s) deixados de fora por regras (.git, node_modules, ambientes "
     "virtuais, .gitignore e .docaiignore da pasta; !padrão no .docaiignore traz de volta)"

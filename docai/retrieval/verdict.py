@@ -6,6 +6,10 @@ is answered from that whole file; one that nothing covers (its subject appears n
 the docs) is refused without calling the model, so the model cannot invent an answer.
 "Covers" is the concept coverage of `docai.retrieval.coverage`, compared with the bars of
 the index's `RetrievalParams`.
+
+A question is ranked once (`rank` -> `Candidates`), and the verdict judges those candidates
+(`judge`): a reading that may be judged on more than one text (a follow-up, on its thread
+and then on its own words: `docai.answer.reading`) never ranks again.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from typing import TYPE_CHECKING
 from docai.records import Hit
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from docai.retrieval.dense import DenseRanking
     from docai.retrieval.search_index import SearchIndex
 
@@ -46,7 +52,7 @@ Verdict = Passages | Fallback | NotCovered
 @dataclass(frozen=True, slots=True)
 class Query:
     """What each step of retrieval reads. A question asked alone is all three; a follow-up
-    in a conversation (`docai.answer.followup`) is ranked with its own words counting twice,
+    in a conversation (`docai.answer.reading`) is ranked with its own words counting twice,
     and embedded and judged with the questions before it."""
 
     ranked: str  # what the lexical ranking reads
@@ -58,6 +64,69 @@ class Query:
         return cls(question, question, question)
 
 
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """One retrieval pass: a query's chunks ranked (and re-ranked by the dense ranking), as
+    deep as the index ranks. Judging them (`passages`, `judge`) ranks nothing again, so
+    one pass can be judged on several texts (a follow-up on its thread, then on its own
+    words) and every reading answers from the same ranking."""
+
+    ranked: np.ndarray  # chunk ids, best first
+    scores: np.ndarray
+    similarity: float | None  # the dense similarity of the query's meaning to the top
+
+
+def rank(
+    index: SearchIndex, query: Query, k: int, dense: DenseRanking | None = None
+) -> Candidates | None:
+    """The one retrieval pass for `query`; None when the index knows none of its terms.
+
+    With `dense`, the query's lexical candidates are embedded first when their vectors are
+    missing, so the result never depends on how far a background pass got."""
+    ranking = index.rank(query.ranked, k)
+    if ranking is None:
+        return None
+    ranked, scores = ranking
+    if dense is None:
+        return Candidates(ranked, scores, None)
+    reranked = dense.rerank(query.meaning, ranked, scores)
+    return Candidates(reranked.ranked, reranked.scores, reranked.similarity)
+
+
+def passages(
+    index: SearchIndex,
+    candidates: Candidates | None,
+    covered: str,
+    k: int,
+    min_coverage: float | None = None,
+) -> list[Hit]:
+    """The top `k` of `candidates` (near-duplicates skipped), or [] when they cover less of
+    `covered` than the passage bar."""
+    if candidates is None:
+        return []
+    return index.top_hits(covered, candidates.ranked, candidates.scores, k, min_coverage,
+                          candidates.similarity)
+
+
+def judge(
+    index: SearchIndex,
+    candidates: Candidates | None,
+    covered: str,
+    k: int,
+    min_coverage: float | None = None,
+    max_file_tokens: float = math.inf,
+) -> Verdict:
+    """The verdict on `candidates` for the text `covered`: their top passages, else the one
+    file covering it (`retrieve` says which), else not covered."""
+    hits = passages(index, candidates, covered, k, min_coverage)
+    if hits:
+        return Passages(tuple(hits))
+    source, coverage = index.best_file(covered, max_file_tokens)
+    if source is not None and coverage >= index.params.min_file_coverage:
+        return Fallback(source)
+    return NotCovered()
+
+
 def search(
     index: SearchIndex,
     question: str | Query,
@@ -65,20 +134,9 @@ def search(
     min_coverage: float | None = None,
     dense: DenseRanking | None = None,
 ) -> list[Hit]:
-    """The top passages, re-ranked by the optional dense ranking (what `docai search` shows).
-
-    With `dense`, the question's lexical candidates are embedded first when their vectors
-    are missing, so the result never depends on how far a background pass got."""
+    """The top passages, re-ranked by the optional dense ranking (what `docai search` shows)."""
     query = question if isinstance(question, Query) else Query.of(question)
-    ranking = index.rank(query.ranked, k)
-    if ranking is None:
-        return []
-    ranked, scores = ranking
-    similarity = None
-    if dense is not None:
-        reranked = dense.rerank(query.meaning, ranked, scores)
-        ranked, scores, similarity = reranked.ranked, reranked.scores, reranked.similarity
-    return index.top_hits(query.covered, ranked, scores, k, min_coverage, similarity)
+    return passages(index, rank(index, query, k, dense), query.covered, k, min_coverage)
 
 
 def retrieve(
@@ -99,11 +157,5 @@ def retrieve(
     logs, references) mention nearly everything, so "it covers the question" says little.
     """
     query = question if isinstance(question, Query) else Query.of(question)
-    hits = search(index, query, k, min_coverage, dense)
-    if hits:
-        return Passages(tuple(hits))
-    source, coverage = index.best_file(query.covered, max_file_tokens)
-    if source is not None and coverage >= index.params.min_file_coverage:
-        return Fallback(source)
-    return NotCovered()
-
+    return judge(index, rank(index, query, k, dense), query.covered, k, min_coverage,
+                 max_file_tokens)

@@ -1,4 +1,4 @@
-"""The conversation: what a new question takes from the turns before it, and what a turn keeps."""
+"""The conversation: the exchanges the model is sent, and what a turn keeps."""
 
 from __future__ import annotations
 
@@ -8,49 +8,21 @@ from docai.answer.recording import TurnRecorder
 from docai.llm.errors import ServerUnreachable
 from docai.llm.events import Done, TextDelta
 from docai.records import Chunk, Hit
+from docai.retrieval.verdict import NotCovered
 
 
 def hit(text: str) -> Hit:
     return Hit(Chunk("a.md", ("A",), 0, text, 3), 1.0)
 
 
-def test_a_follow_up_is_read_with_the_two_questions_before_it_oldest_first() -> None:
-    conversation = Conversation((Turn("Como instalo?", "1"), Turn("e no Mac?", "2"),
-                                 Turn("e no Windows?", "3")))
-    assert conversation.context_for("e no Linux?") == ("e no Mac?", "e no Windows?")
-    assert Conversation().context_for("e no Linux?") == ()
-
-
-def test_a_question_that_stands_alone_is_read_without_the_conversation() -> None:
-    conversation = Conversation((Turn("Como instalo?", "1"), Turn("e no Mac?", "2")))
-    assert conversation.context_for("Onde o docai guarda o cache?") == ()
-
-
-def test_a_follow_up_never_reaches_past_the_last_question_that_stood_alone() -> None:
-    conversation = Conversation((Turn("Como instalo?", "1"), Turn("Onde fica o cache?", "2")))
-    assert conversation.context_for("e no Mac?") == ("Onde fica o cache?",)
-    longer = conversation.add(Turn("e no Mac?", "3"))
-    assert longer.context_for("e no Windows?") == ("Onde fica o cache?", "e no Mac?")
-
-
-def test_a_question_asked_twice_counts_once_in_the_context() -> None:
-    conversation = Conversation((Turn("Onde fica o cache?", "1"), Turn("e no Mac?", "2"),
-                                 Turn("E no Mac? ", "2")))
-    assert conversation.context_for("e no Windows?") == ("Onde fica o cache?", "E no Mac? ")
-
-
 def test_the_model_gets_only_answered_exchanges_oldest_first() -> None:
     conversation = Conversation((Turn("um?", "1"), Turn("recusada?"), Turn("dois?", "2")))
     assert conversation.history_for("três?") == (Exchange("um?", "1"), Exchange("dois?", "2"))
-    # a refused question still tells retrieval what the user is talking about
-    refused = Conversation((Turn("Como instalo?", "1"), Turn("e no Mac?")))
-    assert refused.context_for("e no Windows?") == ("Como instalo?", "e no Mac?")
 
 
 def test_a_question_asked_again_is_asked_afresh() -> None:
     conversation = Conversation((Turn("Como instalo?", "pip"), Turn("e no Mac?", "brew")))
     assert conversation.history_for("  como INSTALO? ") == (Exchange("e no Mac?", "brew"),)
-    assert conversation.context_for("E no MAC?") == ("Como instalo?",)
 
 
 def test_new_turns_replace_the_conversation_never_change_it() -> None:
@@ -69,6 +41,12 @@ def test_a_finished_answer_is_recorded_with_its_sources() -> None:
                   Done("stop")):
         recorder.see(event)
     assert recorder.turn() == Turn("Como instalo?", "Rode pip install [1].", sources)
+
+
+def test_a_refused_question_is_recorded_as_refused() -> None:
+    recorder = TurnRecorder("Como configuro o zorblax?")
+    recorder.see(NotCovered())
+    assert recorder.turn() == Turn("Como configuro o zorblax?", refused=True)
 
 
 def test_an_answer_cut_short_keeps_the_question_only() -> None:
