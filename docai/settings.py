@@ -33,6 +33,7 @@ ENV_OLLAMA_HOST = "OLLAMA_HOST"
 ENV_DENSE = "DOCAI_DENSE"
 ENV_CACHE_DIR = "DOCAI_CACHE_DIR"
 ENV_STORE = "DOCAI_STORE"
+ENV_COLLECTION = "DOCAI_COLLECTION"
 ENV_STORE_HNSW = "DOCAI_STORE_HNSW"
 ENV_GITIGNORE = "DOCAI_GITIGNORE"
 # `--embed-model auto`: the best embedding model installed in the user's Ollama.
@@ -168,7 +169,8 @@ class Settings:
         return ", ".join(str(folder) for folder in folders)
 
     def resolved_collection(self) -> str:
-        """The store's collection: `--collection`, else the docs folder's name."""
+        """The store's collection: `--collection` (or `DOCAI_COLLECTION`, or `collection`
+        in config.toml), else the docs folder's name (the labels of several, joined)."""
         if self.collection:
             return self.collection
         if self.docs_folders:

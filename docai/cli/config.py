@@ -32,6 +32,7 @@ from docai.settings import (
     DEFAULT_MODEL,
     DEFAULT_OLLAMA_URL,
     DOCS_CANDIDATES,
+    ENV_COLLECTION,
     ENV_DENSE,
     ENV_DOCS,
     ENV_MODEL,
@@ -139,6 +140,13 @@ def _store(path: Path, key: str, value: object) -> str:
     return value.strip()
 
 
+def _collection(path: Path, key: str, value: object) -> str:
+    if not isinstance(value, str) or not (0 < len(value) <= 200 and value.isprintable()
+                                          and value.strip()):
+        raise _bad_value(path, key, value, messages.CONFIG_EXPECTED_COLLECTION)
+    return value
+
+
 def _count(path: Path, key: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TOP_K:
         raise _bad_value(path, key, value, messages.CONFIG_EXPECTED_K.format(maximum=MAX_TOP_K))
@@ -154,6 +162,7 @@ KEYS: dict[str, _Key] = {
     "k": _Key("top_k", "-k", None, DEFAULTS.top_k, _count),
     "log": _Key("log", "--no-log", None, DEFAULTS.log, _switch),
     "store": _Key("store", "--store", ENV_STORE, None, _store),
+    "collection": _Key("collection", "--collection", ENV_COLLECTION, None, _collection),
 }
 
 

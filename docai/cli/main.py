@@ -24,7 +24,7 @@ from docai.settings import DOCS_CANDIDATES, ENV_DOCS, Settings, config_file
 FULL_DEVICE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 EX_IOERR = 74
 # The commands whose output has a JSON form.
-JSON_COMMANDS = ("ask", "search", "eval", "log", "status")
+JSON_COMMANDS = ("ask", "search", "eval", "log", "status", "store")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -90,6 +90,10 @@ def _dispatch(args: argparse.Namespace, settings: Settings, values: dict[str, So
         from docai.cli.commands import show_config
 
         return show_config.run(values)
+    if args.command == "store":
+        from docai.cli.commands import store
+
+        return store.run(settings, args.action, args.name, yes=args.yes)
     if values["docs"].value is None and not (settings.store and args.command != "index"):
         candidates = " ou ".join(f"./{path}" for path in DOCS_CANDIDATES)
         raise DocsFolderError(messages.NO_DOCS_FOLDER.format(

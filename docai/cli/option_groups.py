@@ -47,6 +47,7 @@ COMMAND_GROUPS: dict[str, tuple[str, ...]] = {
     "log": (DOCS, OUTPUT),
     "config": (DOCS, SEARCH, MODEL),
     "status": (DOCS, INDEX, OUTPUT),
+    "store": (INDEX, OUTPUT),
 }
 
 
@@ -102,7 +103,8 @@ def _index_options(parser: ArgumentParser, default: Default) -> None:
                       "(postgresql://usuário@servidor/banco; ou DOCAI_STORE; padrão: a pasta "
                       "de cache local)")
     docs.add_argument("--collection", metavar="NOME", default=default(None),
-                      help="a coleção dentro do --store (padrão: o nome da pasta de documentos)")
+                      help="a coleção dentro do --store (padrão: DOCAI_COLLECTION, collection no "
+                      "config.toml, ou o nome da pasta de documentos)")
 
 
 def _search_options(parser: ArgumentParser, default: Default) -> None:

@@ -143,6 +143,13 @@ def build_parser() -> ArgumentParser:
         "mcp", parents=[_options_of("mcp")], help=messages.MCP_COMMAND_HELP,
         description=messages.MCP_COMMAND_DESCRIPTION)
 
+    store = commands.add_parser(
+        "store", parents=[_options_of("store")], help=messages.STORE_COMMAND_HELP,
+        description=messages.STORE_COMMAND_DESCRIPTION)
+    store.add_argument("action", choices=("list", "drop"), help=messages.STORE_ACTION_HELP)
+    store.add_argument("name", metavar="NOME", nargs="?", help=messages.STORE_NAME_HELP)
+    store.add_argument("-y", "--yes", action="store_true", help=messages.STORE_YES_HELP)
+
     commands.add_parser(
         "status", parents=[_options_of("status")], help=messages.STATUS_COMMAND_HELP,
         description=messages.STATUS_COMMAND_DESCRIPTION)
@@ -201,7 +208,7 @@ def settings_from_args(
         verbosity=args.verbosity,
         log=values["log"].value,
         store=values["store"].value,
-        collection=_collection(args.collection),
+        collection=_collection(values["collection"].value),
         store_hnsw=on_off(environ.get(ENV_STORE_HNSW, "on")) is not False,
         use_gitignore=on_off(environ.get(ENV_GITIGNORE, "on")) is not False,
     )

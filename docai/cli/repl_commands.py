@@ -232,7 +232,9 @@ def _reindex(session: Session, _argument: str) -> None:
 def store_reindex_line(settings: Settings, chunks: ChunkTable) -> str:
     """`/reindexar` over the shared store: a client never writes it; the indexer's command."""
     docs = settings.docs_dir if settings.docs_dir.is_dir() else None
-    command = store_index_command(settings.store or "", settings.resolved_collection(), docs)
+    # the indexer's address, not this reader's: a reader's role cannot write
+    command = store_index_command(messages.STORE_INDEXER_URL, settings.resolved_collection(),
+                                  docs)
     return messages.REPL_REINDEX_STORE.format(
         collection=one_line(settings.resolved_collection()), files=chunks.file_count(),
         chunks=len(chunks), command=command)

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import stat
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,12 +16,12 @@ from docai import messages
 from docai.cli.progress import progress_bar
 from docai.cli.report import nothing_to_search, print_index_notes
 from docai.cli.terminal_text import strip_controls
-from docai.errors import DocsFolderError
+from docai.errors import DocaiError, DocsFolderError
 from docai.index.build_report import BuildReport, PhaseTimings
 from docai.loading import unsupported_suffixes
 from docai.retrieval.dense import DenseRanking, open_dense
 from docai.retrieval.search_index import SearchIndex, open_index
-from docai.settings import QUIET, VERBOSE, Settings
+from docai.settings import QUIET, VERBOSE, Settings, config_file
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +74,7 @@ def _open_store(settings: Settings, err: TextIO, *, announce: bool) -> Opened:
     ranking over the store reads the stored vectors only."""
     from docai.store.search import StoreIndex  # psycopg only when a store is used
 
+    warn_about_store_password(settings.store or "", err)
     docs = settings.docs_dir if settings.docs_dir.is_dir() else None
     index = StoreIndex(settings.store or "", settings.resolved_collection(), settings.retrieval,
                        docs_dir=docs)
@@ -87,6 +90,28 @@ def _open_store(settings: Settings, err: TextIO, *, announce: bool) -> Opened:
         skipped=(), notices=(), sections=0, chunks=len(index), tokens=0,
         timings=PhaseTimings(0, 0, 0, 0), cache_status=None, cache_warning=None)
     return Opened(index, report, dense)  # type: ignore[arg-type]
+
+
+def warn_about_store_password(url: str, err: TextIO) -> None:
+    """A password in the store's address where others can read it: on the command line
+    (`ps` shows it to every user of the machine) or in a config file others may read. Said
+    once per command, pointing to ~/.pgpass; the command goes on."""
+    from docai.cli.config import read_config  # here: the store alone needs it
+    from docai.store.connection import has_password
+
+    if not has_password(url):
+        return
+    if any(url in (arg, arg.removeprefix("--store=")) for arg in sys.argv[1:]):
+        err.write(messages.STORE_PASSWORD_ON_COMMAND_LINE + "\n")
+    path = config_file()
+    try:
+        shared = path.stat().st_mode & (stat.S_IRGRP | stat.S_IROTH)
+        from_file = shared and read_config(path).get("store") == url
+    except (OSError, DocaiError):
+        from_file = False
+    if from_file:
+        err.write(messages.STORE_PASSWORD_IN_READABLE_CONFIG.format(path=path) + "\n")
+    err.flush()
 
 
 def _warner(err: TextIO) -> Callable[[str], None]:

@@ -208,6 +208,7 @@ CONFIG_EXAMPLES = {
     "k": "k = 5",
     "log": "log = false",
     "store": 'store = "postgresql://docai@db.exemplo/docs"',
+    "collection": 'collection = "docs"',
 }
 NO_DOCS_FOLDER = (
     "não sei qual pasta de documentação usar: não há {candidates} aqui. Indique-a com "

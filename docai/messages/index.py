@@ -89,4 +89,3 @@ STATUS_CHANGED = "A pasta mudou desde então: {new} novo(s), {changed} alterado(
 STATUS_IGNORED = "{count} arquivo(s) ou pasta(s) deixados de fora por regras (.gitignore, .docaiignore, pastas de ferramentas)"
 STATUS_SKIPPED = "Ignorados ({count}):"
 STATUS_SKIPPED_LINE = "  {source}: {reason}"
-STATUS_NO_STORE = "docai status lê o índice de uma pasta local; para o índice compartilhado, docai search -v --store URL diz quantos trechos a coleção tem"

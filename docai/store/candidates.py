@@ -102,8 +102,11 @@ class StoreCandidates(SearchIndex):
         found: list[int] = []
         self._phrase_files: list[np.ndarray] = []
         generation = self._generation.id
+        names = multiword_names(question)
+        if not names:  # no statement to send: no transaction either
+            return (), ()
         with self._store.reading() as conn:
-            for words in multiword_names(question):
+            for words in names:
                 holding: np.ndarray | None = None
                 common = False
                 for concept in self._analyzer.query_concepts(" ".join(words)):

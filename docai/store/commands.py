@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from docai import messages
 from docai.cli.progress import progress_bar
@@ -17,6 +19,9 @@ def run_index(settings: Settings, *, embed: bool = False) -> int:
     def say(line: str) -> None:
         print(strip_controls(line), file=sys.stderr, flush=True)
 
+    from docai.cli.startup import warn_about_store_password
+
+    warn_about_store_password(settings.store or "", sys.stderr)
     name = settings.resolved_collection()
     report = index_collection(settings, name, progress=progress_bar, say=say)
     for skipped in report.skipped:
@@ -33,5 +38,22 @@ def run_index(settings: Settings, *, embed: bool = False) -> int:
     if embed:
         from docai.store.dense import embed_collection
 
-        return embed_collection(settings, name, say)
+        return embed_collection(settings, name, say,
+                                progress_bar if sys.stderr.isatty() else _progress_lines)
     return 0
+
+
+@contextmanager
+def _progress_lines(label: str, total: int, done: int = 0) -> Iterator[Callable[[int], None]]:
+    """Progress as one line a batch, where no bar is drawn (stderr not a terminal: a CI job's
+    log), so a long embedding pass shows it is moving."""
+    count = done
+
+    def advance(step: int) -> None:
+        nonlocal count
+        count += step
+        print(messages.STORE_PROGRESS_LINE.format(label=label, done=count, total=total,
+                                                  percent=100 * count // max(total, 1)),
+              file=sys.stderr, flush=True)
+
+    yield advance

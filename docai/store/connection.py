@@ -71,7 +71,9 @@ def connect_error(url: str, error: psycopg.Error) -> StoreError:
 
 def lost_error(url: str, error: psycopg.Error) -> StoreError:
     """What a failure on an open connection means for the user."""
-    if isinstance(error, pg_errors.InsufficientPrivilege | pg_errors.ReadOnlySqlTransaction):
+    if isinstance(error, pg_errors.ReadOnlySqlTransaction):  # the server's, not the role's
+        return StoreReadOnly(messages.STORE_SERVER_READ_ONLY.format(url=redact_url(url)))
+    if isinstance(error, pg_errors.InsufficientPrivilege):
         return StoreReadOnly(messages.STORE_READ_ONLY.format(url=redact_url(url)))
     if isinstance(error, psycopg.OperationalError | psycopg.InterfaceError):
         return StoreUnavailable(messages.STORE_CONNECTION_LOST.format(
@@ -87,6 +89,14 @@ def translated(url: str) -> Iterator[None]:
         yield
     except psycopg.Error as error:
         raise lost_error(url, error) from None
+
+
+def has_password(url: str) -> bool:
+    """Whether the address carries a password (a URL's or a keyword string's)."""
+    try:
+        return bool(psycopg.conninfo.conninfo_to_dict(url).get("password"))
+    except psycopg.ProgrammingError:
+        return False
 
 
 def _libpq(reason: str) -> str:

@@ -20,16 +20,16 @@ import numpy as np
 from cachetools import LRUCache
 
 from docai import messages
-from docai.cli.progress import progress_bar
 from docai.index.vector_store import checksum
 from docai.llm.errors import LLMError
+from docai.records import Progress
 from docai.retrieval.dense import MAX_QUERY_CHARS, QUESTION_CACHE_SIZE, DenseRanking, Reranked
 from docai.retrieval.embedders import BundledE5, Embedder, embedder_for
 from docai.retrieval.params import RetrievalParams
 from docai.retrieval.window_vectors import DimensionChanged
 from docai.retrieval.windows import windows
 from docai.settings import Settings
-from docai.store import queries, schema
+from docai.store import queries, schema, vector_queries
 from docai.store.connection import connect, translated
 from docai.store.errors import StoreError
 from docai.store.search import StoreCandidates, StoreChunks, StoreIndex
@@ -105,8 +105,8 @@ class StoreDense:
         self._questions: LRUCache[str, np.ndarray] = LRUCache(QUESTION_CACHE_SIZE)
         self._session: dict[str, np.ndarray] = {}
         self._failed = False
-        # (generation, whether it is ranked whole, when that was asked)
-        self._whole: tuple[int, bool, float] | None = None
+        # (generation, the embedder's row if it is ranked whole, when that was asked)
+        self._whole: tuple[int, tuple[int, int] | None, float] | None = None
 
     @property
     def active(self) -> bool:
@@ -128,7 +128,7 @@ class StoreDense:
         cut = {row: windows(candidates.chunks.texts[row], self.params.window_chars,
                             self.params.window_overlap) for row in rows}
         keys = sorted({checksum(text) for texts in cut.values() for text in texts})
-        with self.index.reading() as conn:
+        with self.index.statements() as conn:  # keyed by text: any snapshot will do
             found = _stored_vectors(conn, self.embedder.name, keys)
         fetched = FetchedVectors(found, self._session, self.embedder.name,
                                  whole=wider is not None)
@@ -143,10 +143,9 @@ class StoreDense:
         the order computed here from their vectors is the local index's)."""
         if self.params.dense_full_weight <= 0:
             return None
-        with self.index.reading() as conn:
-            embedder = queries.embedder_row(conn, self.embedder.name)
-            if embedder is None or not self._ranked_whole(conn, embedder[0]):
-                return None
+        embedder = self._ranked_whole()
+        if embedder is None:
+            return None
         try:
             query = self._questions.get(question)
             if query is None:
@@ -157,31 +156,37 @@ class StoreDense:
         if embedder[1] != query.shape[0]:
             return None  # another model behind the name: the re-ranking says so
         with self.index.reading() as conn:
-            nearest = queries.nearest_chunks(conn, self.index.generation_id, embedder, query,
-                                             self.params.rank_depth + NEAREST_MARGIN)
+            nearest = vector_queries.nearest_chunks(conn, self.index.generation_id, embedder,
+                                                    query, self.params.rank_depth + NEAREST_MARGIN)
         return self.index.widened(nearest)
 
-    def _ranked_whole(self, conn: Any, embedder_id: int) -> bool:
-        """Whether the collection is ranked whole: every chunk's windows embedded, and the
-        nearest windows cheap to find (an HNSW index, or few enough for an exact scan).
-        Asked again after `RECHECK_S` while not (an indexer may be embedding)."""
+    def _ranked_whole(self) -> tuple[int, int] | None:
+        """The embedder's row (id, dimension) when the collection is ranked whole: every
+        chunk's windows embedded, and the nearest windows cheap to find (an HNSW index, or
+        few enough for an exact scan); None when not. Kept for the generation once true
+        (no statement per question), asked again after `RECHECK_S` while not (an indexer may
+        be embedding)."""
         generation = self.index.generation_id
         known = self._whole
         if known is not None and known[0] == generation and (
-                known[1] or time.monotonic() - known[2] < RECHECK_S):
+                known[1] is not None or time.monotonic() - known[2] < RECHECK_S):
             return known[1]
-        # The cheap questions first: counting the embedded chunks walks every window.
-        ranked = ((queries.window_count(conn, generation) <= EXACT_SCAN_WINDOWS
-                   or queries.has_hnsw(conn, embedder_id))
-                  and queries.embedded_chunks(conn, generation, self.embedder.name)
-                  == len(self.index))
-        self._whole = (generation, ranked, time.monotonic())
-        return ranked
+        with self.index.reading() as conn:
+            embedder = vector_queries.embedder_row(conn, self.embedder.name)
+            # The cheap questions first: counting the embedded chunks walks every window.
+            ranked = embedder is not None and (
+                (vector_queries.window_count(conn, generation) <= EXACT_SCAN_WINDOWS
+                 or vector_queries.has_hnsw(conn, embedder[0]))
+                and vector_queries.embedded_chunks(conn, generation, self.embedder.name)
+                == len(self.index))
+        self._whole = (generation, embedder if ranked else None, time.monotonic())
+        return self._whole[1]
 
     def embedded_chunks(self) -> int:
         """Chunks of the collection with every window's vector in the store (for `/info`)."""
         with self.index.reading() as conn:
-            return queries.embedded_chunks(conn, self.index.generation_id, self.embedder.name)
+            return vector_queries.embedded_chunks(conn, self.index.generation_id,
+                                                  self.embedder.name)
 
     def _warn(self, line: str) -> None:
         self._failed = True
@@ -215,7 +220,22 @@ def open_store_dense(
     return StoreDense(index, _embedder(settings, warn), index.params, warn)
 
 
-def embed_collection(settings: Settings, name: str, say: Callable[[str], None]) -> int:
+# The chunks of a generation still to embed with one model: those without window rows, and
+# those with a window this model has no vector for (another model embedded the collection
+# first: the windows are the same texts for every model, the vectors are not).
+UNEMBEDDED_CHUNKS = """
+SELECT c.id, c.text FROM docai_chunks c
+WHERE c.generation_id = %(generation)s AND c.id > %(after)s
+  AND (NOT EXISTS (SELECT 1 FROM docai_windows w WHERE w.chunk_id = c.id)
+       OR EXISTS (SELECT 1 FROM docai_windows w WHERE w.chunk_id = c.id AND NOT EXISTS (
+           SELECT 1 FROM docai_vectors v
+           WHERE v.embedder_id = %(embedder)s AND v.key = w.key)))
+ORDER BY c.id LIMIT %(limit)s
+"""
+
+
+def embed_collection(settings: Settings, name: str, say: Callable[[str], None],
+                     progress: Progress) -> int:
     """Embed every window of the collection the store lacks a vector for (resumable: each
     batch is committed); 1 when the embedder failed."""
     url = settings.store or ""
@@ -232,17 +252,15 @@ def embed_collection(settings: Settings, name: str, say: Callable[[str], None]) 
                 raise StoreError(messages.STORE_EMPTY_COLLECTION.format(name=name, url=url))
             embedder_id: int | None = None
             dimension = 0
-            if (row := queries.embedder_row(conn, embedder.name)) is not None:
+            if (row := vector_queries.embedder_row(conn, embedder.name)) is not None:
                 embedder_id, dimension = row
             conn.commit()
             last = 0
-            with progress_bar(messages.DENSE_PROGRESS, generation.chunks, 0) as advance:
+            with progress(messages.DENSE_PROGRESS, generation.chunks, 0) as advance:
                 while True:
-                    batch = conn.execute(
-                        "SELECT id, text FROM docai_chunks WHERE generation_id = %s AND id > %s "
-                        "AND NOT EXISTS (SELECT 1 FROM docai_windows w WHERE w.chunk_id = "
-                        "docai_chunks.id) ORDER BY id LIMIT %s",
-                        (generation.id, last, EMBED_CHUNKS)).fetchall()
+                    batch = conn.execute(UNEMBEDDED_CHUNKS, {
+                        "generation": generation.id, "after": last, "embedder": embedder_id,
+                        "limit": EMBED_CHUNKS}).fetchall()
                     if not batch:
                         break
                     last = int(batch[-1][0])

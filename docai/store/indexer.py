@@ -101,13 +101,17 @@ def index_collection(
         with translated(url):
             schema.ensure(conn, url)
             conn.commit()
-            _lock(conn, collection, url, say)
+            hold_collection_lock(conn, collection, url, say)
             return _index(conn, settings, collection, progress, say, started)
     finally:
         conn.close()
 
 
-def _lock(conn: psycopg.Connection[Any], name: str, url: str, say: Callable[[str], None]) -> None:
+def hold_collection_lock(
+    conn: psycopg.Connection[Any], name: str, url: str, say: Callable[[str], None]
+) -> None:
+    """The collection's advisory lock, held by the session until it closes; waits (saying
+    so once) while another indexer holds it."""
     told = False
     while True:
         row = conn.execute(f"SELECT pg_try_advisory_lock({lock_key_sql()})", (name,)).fetchone()
@@ -131,6 +135,8 @@ def _index(
         collection_id, current, building = _one(conn, (
             "SELECT id, current_generation, building_generation FROM docai_collections "
             "WHERE name = %s"), (name,))
+    if orphans := _collect_orphans(conn, collection_id, current, building):
+        say(messages.STORE_ORPHANS_DROPPED.format(count=orphans, name=name))
     target, resumed = _target(conn, collection_id, current, building, versions,
                               settings.rebuild)
     if resumed:
@@ -178,7 +184,7 @@ def _index(
                          "building_generation = NULL WHERE id = %s", (target, collection_id))
         if current is not None:
             _drop_generation(conn, current)
-        say(messages.STORE_REBUILT)
+            say(messages.STORE_REBUILT)
     _analyze(conn)
     files, chunks = _one(conn, (
         "SELECT (SELECT count(*) FROM docai_files WHERE generation_id = %s), chunks "
@@ -210,6 +216,23 @@ def _target(
         conn.execute("UPDATE docai_collections SET building_generation = %s WHERE id = %s",
                      (target, collection_id))
         return int(target), False
+
+
+def _collect_orphans(
+    conn: psycopg.Connection[Any], collection_id: int, current: int | None,
+    building: int | None,
+) -> int:
+    """Drop the collection's generations that are neither current nor being built: an
+    indexer killed between the switch and the old generation's drop left one (under the
+    collection's lock, so no other run is filling it). How many were dropped."""
+    orphans = [int(row[0]) for row in conn.execute(
+        "SELECT id FROM docai_generations WHERE collection_id = %s "
+        "AND id IS DISTINCT FROM %s AND id IS DISTINCT FROM %s",
+        (collection_id, current, building))]
+    conn.commit()
+    for generation in orphans:
+        _drop_generation(conn, generation)
+    return len(orphans)
 
 
 def _versions(conn: psycopg.Connection[Any], generation: int) -> Versions | None:
@@ -348,10 +371,12 @@ def _write_packs(conn: psycopg.Connection[Any], generation: int) -> None:
     conn.execute("UPDATE docai_chunks c SET pack_row = n.pack_row, norm = n.norm "
                  "FROM docai_new_rows n WHERE c.id = n.id")
     conn.execute("UPDATE docai_generations SET revision = revision + 1, "
-                 "packed_revision = revision + 1 WHERE id = %s", (generation,))
+                 "packed_revision = revision + 1, updated = now() WHERE id = %s", (generation,))
 
 
 def _drop_generation(conn: psycopg.Connection[Any], generation: int) -> None:
+    """A generation's rows out, in one transaction: table by table (its keys would take
+    them too, schema 4, but row by row through the chunks)."""
     with conn.transaction():
         conn.execute("DELETE FROM docai_postings WHERE generation_id = %s", (generation,))
         conn.execute("DELETE FROM docai_packs WHERE generation_id = %s", (generation,))

@@ -7,25 +7,16 @@ so what they return comes from one version of the collection.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import psycopg
-from psycopg import sql
 
 from docai.records import HEADING_SEPARATOR, LOCATION_UNITS, Chunk, Location
 from docai.store.arrays import numpy_cursor
-from docai.store.schema import hnsw_index_name
 from docai.store.untrusted import clean_chunk, clean_text
-
-# Nearest windows read for each chunk the whole-collection ranking asks for (a chunk has
-# about 2.6 windows; others are another collection's, or the same chunk's).
-WINDOWS_PER_CHUNK = 4
-# pgvector's bounds of `hnsw.ef_search`, the HNSW search list (and so its most rows).
-DEFAULT_EF_SEARCH = 40
-MAX_EF_SEARCH = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,25 +56,49 @@ def document_frequencies(
         (generation, list(terms)))}
 
 
-def packed_terms(
-    conn: psycopg.Connection[Any], generation: int, terms: Sequence[str], ranked: Sequence[str]
-) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, bytes]]]:
-    """As `document_frequencies`, and the packed postings of the `ranked` terms among them:
-    term -> (document frequency, postings)."""
+# The collection's current generation and, in the same statement (one round trip, one
+# snapshot), the question's terms with their frequencies and the packs of those it ranks by.
+# A row with no term (the generation alone) when none of them is in the collection.
+GENERATION_AND_PACKS = """
+WITH g AS (
+    SELECT g.id, g.chunks, g.total_length, g.revision, g.analyzer_version,
+           g.packed_revision IS NOT DISTINCT FROM g.revision AS packed
+    FROM docai_collections c JOIN docai_generations g ON g.id = c.current_generation
+    WHERE c.name = %(collection)s
+), found AS (
+    SELECT t.id, t.term, s.df,
+           CASE WHEN t.term = ANY(%(ranked)s) AND g.packed THEN p.postings END AS postings
+    FROM g JOIN docai_term_stats s ON s.generation_id = g.id AND s.df > 0
+    JOIN docai_terms t ON t.id = s.term_id AND t.term = ANY(%(terms)s)
+    LEFT JOIN docai_packs p ON p.generation_id = g.id AND p.term_id = t.id
+)
+SELECT g.id, g.chunks, g.total_length, g.revision, g.analyzer_version, g.packed,
+       found.id, found.term, found.df, found.postings
+FROM g LEFT JOIN found ON true
+"""
+
+
+def generation_and_packs(
+    conn: psycopg.Connection[Any], collection: str, terms: Sequence[str],
+    ranked: Sequence[str],
+) -> tuple[Generation | None, dict[str, tuple[int, int]], dict[str, tuple[int, bytes]]]:
+    """`current_generation`, and `packed_terms` when its packs are current (the frequencies
+    only otherwise), in one statement."""
+    generation: Generation | None = None
     known: dict[str, tuple[int, int]] = {}
     packs: dict[str, tuple[int, bytes]] = {}
-    for term_id, term, df, postings in conn.execute(
-            "SELECT t.id, t.term, s.df, CASE WHEN t.term = ANY(%(ranked)s) THEN p.postings END "
-            "FROM docai_terms t JOIN docai_term_stats s "
-            "ON s.term_id = t.id AND s.generation_id = %(generation)s "
-            "LEFT JOIN docai_packs p ON p.generation_id = %(generation)s AND p.term_id = t.id "
-            "WHERE t.term = ANY(%(terms)s) AND s.df > 0",
-            {"generation": generation, "terms": list(terms), "ranked": list(ranked)},
-            binary=True):
+    for (gid, chunks, total, revision, analyzer, packed, term_id, term, df,
+         postings) in conn.execute(GENERATION_AND_PACKS, {
+             "collection": collection, "terms": list(terms), "ranked": list(ranked)},
+             binary=True):
+        generation = Generation(int(gid), int(chunks), int(total), int(revision), analyzer,
+                                bool(packed))
+        if term_id is None:
+            continue
         known[term] = (int(term_id), int(df))
         if postings is not None:
             packs[term] = (int(df), bytes(postings))
-    return known, packs
+    return generation, known, packs
 
 
 CANDIDATES = """
@@ -125,18 +140,48 @@ CANDIDATE_CHUNKS = """
 SELECT id, source, ordinal, heading_path, text, tokens, location_unit, location_number,
 term_ids, term_counts FROM docai_chunks WHERE id = ANY(%s)
 """
+# Read outside a transaction, in the statement's own snapshot: the generation must still be
+# at the revision the rows were chosen in (every change of its rows moves it on), else
+# nothing is returned and the caller asks again in one snapshot.
 CHUNKS_AT_ROWS = """
 SELECT id, source, ordinal, heading_path, text, tokens, location_unit, location_number,
-term_ids, term_counts, pack_row FROM docai_chunks WHERE generation_id = %s AND pack_row = ANY(%s)
+term_ids, term_counts, pack_row FROM docai_chunks WHERE generation_id = %(generation)s
+AND pack_row = ANY(%(rows)s) AND EXISTS (SELECT 1 FROM docai_generations
+WHERE id = %(generation)s AND revision = %(revision)s)
 """
 
 # Terms read as three arrays in one row: a few thousand terms loaded in C, not as rows
 # (each one a Python object and a call).
 TERMS_BY_ID = """
 SELECT coalesce(array_agg(t.id), '{}'), coalesce(array_agg(t.term), '{}'),
-       coalesce(array_agg(s.df), '{}')
-FROM docai_terms t JOIN docai_term_stats s ON s.term_id = t.id AND s.generation_id = %s
-WHERE t.id = ANY(%s)
+       coalesce(array_agg(s.df), '{}'),
+       (SELECT revision FROM docai_generations WHERE id = %(generation)s)
+FROM docai_terms t JOIN docai_term_stats s
+ON s.term_id = t.id AND s.generation_id = %(generation)s WHERE t.id = ANY(%(ids)s)
+"""
+
+
+# The chunks at some pack rows and, on the first of them, the terms (ids, texts, document
+# frequencies) of those at `term_rows`, found by the server from their term vectors: one
+# statement. Read outside a transaction, it returns nothing unless the generation is
+# still at the revision the rows were chosen in (every change of its rows moves it on).
+CHUNKS_AND_TERMS = """
+WITH c AS MATERIALIZED (
+    SELECT id, source, ordinal, heading_path, text, tokens, location_unit, location_number,
+           term_ids, term_counts, pack_row FROM docai_chunks
+    WHERE generation_id = %(generation)s AND pack_row = ANY(%(rows)s)
+      AND EXISTS (SELECT 1 FROM docai_generations
+                  WHERE id = %(generation)s AND revision = %(revision)s)
+), t AS (
+    SELECT array_agg(t.id) AS ids, array_agg(t.term) AS terms, array_agg(s.df) AS dfs
+    FROM docai_terms t JOIN docai_term_stats s
+    ON s.term_id = t.id AND s.generation_id = %(generation)s
+    WHERE t.id IN (SELECT DISTINCT unnest(term_ids) FROM c WHERE pack_row = ANY(%(term_rows)s))
+)
+SELECT c.*, CASE WHEN c.pack_row = (SELECT min(pack_row) FROM c) THEN t.ids END,
+       CASE WHEN c.pack_row = (SELECT min(pack_row) FROM c) THEN t.terms END,
+       CASE WHEN c.pack_row = (SELECT min(pack_row) FROM c) THEN t.dfs END
+FROM c CROSS JOIN t
 """
 
 
@@ -151,18 +196,41 @@ def candidate_chunks(
     return list(ids), chunks, entries
 
 
-def chunks_at_rows(
-    conn: psycopg.Connection[Any], generation: int, rows: Sequence[int]
-) -> tuple[list[int], dict[int, Chunk], np.ndarray]:
-    """As `candidate_chunks`, for the chunks at these pack rows, with their ids in the
-    order of `rows`."""
-    chunks, entries, at_row = _chunks(
-        numpy_cursor(conn).execute(CHUNKS_AT_ROWS, (generation, list(rows))))
-    return [at_row[row] for row in rows], chunks, entries
+class RevisionMoved(Exception):
+    """The generation changed between two statements read outside a transaction."""
+
+
+def chunks_and_terms(
+    conn: psycopg.Connection[Any], generation: Generation, rows: Sequence[int],
+    term_rows: Sequence[int],
+) -> tuple[tuple[list[int], dict[int, Chunk], np.ndarray], dict[int, tuple[str, int]]]:
+    """As `candidate_chunks`, for the chunks at these pack rows (their ids in the order of
+    `rows`), and every term (text, document frequency) of the chunks at `term_rows` (those
+    whose terms the client has not read): one statement. KeyError when a row has no chunk;
+    RevisionMoved when the generation is no longer at its revision."""
+    found = numpy_cursor(conn).execute(CHUNKS_AND_TERMS, {
+        "generation": generation.id, "rows": list(rows), "revision": generation.revision,
+        "term_rows": list(term_rows)}, binary=True).fetchall()
+    if rows and not found and current_revision(conn, generation.id) != generation.revision:
+        raise RevisionMoved
+    terms: dict[int, tuple[str, int]] = {}
+    for *_, ids, texts, frequencies in found:
+        if ids is not None:
+            terms = {int(term_id): (term, int(df))
+                     for term_id, term, df in zip(ids.tolist(), texts, frequencies.tolist(),
+                                                  strict=True)}
+    chunks, entries, at_row = _chunks(row[:-3] for row in found)
+    return ([at_row[row] for row in rows], chunks, entries), terms
+
+
+def current_revision(conn: psycopg.Connection[Any], generation: int) -> int | None:
+    row = conn.execute("SELECT revision FROM docai_generations WHERE id = %s",
+                       (generation,)).fetchone()
+    return int(row[0]) if row else None
 
 
 def _chunks(
-    found: psycopg.Cursor[Any],
+    found: Iterable[Sequence[Any]],
 ) -> tuple[dict[int, Chunk], np.ndarray, dict[int, int]]:
     chunks: dict[int, Chunk] = {}
     at_row: dict[int, int] = {}
@@ -181,13 +249,17 @@ def _chunks(
 
 
 def terms_by_id(
-    conn: psycopg.Connection[Any], generation: int, term_ids: Sequence[int]
+    conn: psycopg.Connection[Any], generation: Generation, term_ids: Sequence[int]
 ) -> dict[int, tuple[str, int]]:
-    """Each term's (text, document frequency) by id, for the terms the generation holds."""
+    """Each term's (text, document frequency) by id, for the terms the generation holds;
+    RevisionMoved when it is no longer at its revision."""
     if not term_ids:
         return {}
-    row = conn.execute(TERMS_BY_ID, (generation, list(term_ids)), binary=True).fetchone()
-    ids, texts, frequencies = row if row else ([], [], [])
+    row = conn.execute(TERMS_BY_ID, {"generation": generation.id, "ids": list(term_ids)},
+                       binary=True).fetchone()
+    ids, texts, frequencies, revision = row if row else ([], [], [], None)
+    if revision != generation.revision:
+        raise RevisionMoved
     return {int(term_id): (term, int(df))
             for term_id, term, df in zip(ids, texts, frequencies, strict=True)}
 
@@ -261,17 +333,6 @@ def stored_location(unit: Any, number: Any) -> Location | None:
     return Location(unit, number)
 
 
-def embedded_chunks(conn: psycopg.Connection[Any], generation: int, embedder: str) -> int:
-    """Chunks every window of which has a vector of `embedder` (`docai index --embed`)."""
-    row = conn.execute(
-        "SELECT count(*) FROM (SELECT w.chunk_id FROM docai_windows w LEFT JOIN "
-        "docai_vectors v ON v.key = w.key AND v.embedder_id = "
-        "(SELECT id FROM docai_embedders WHERE name = %s) WHERE w.generation_id = %s "
-        "GROUP BY w.chunk_id HAVING bool_and(v.key IS NOT NULL)) embedded",
-        (embedder, generation)).fetchone()
-    return int(row[0]) if row else 0
-
-
 def file_count(conn: psycopg.Connection[Any], generation: int) -> int:
     row = conn.execute("SELECT count(*) FROM docai_files WHERE generation_id = %s",
                        (generation,)).fetchone()
@@ -282,54 +343,6 @@ def file_chunk_texts(conn: psycopg.Connection[Any], generation: int, source: str
     return [row[0] for row in conn.execute(
         "SELECT text FROM docai_chunks WHERE generation_id = %s AND source = %s "
         "ORDER BY ordinal", (generation, source))]
-
-
-def nearest_chunks(conn: psycopg.Connection[Any], generation: int, embedder: tuple[int, int],
-                   query: np.ndarray, limit: int) -> list[int]:
-    """The ids of the `limit` chunks of `generation` whose best window is nearest `query`
-    (inner product of unit vectors), best first. `embedder`: its id and dimension.
-
-    The nearest windows come first, `WINDOWS_PER_CHUNK` for each chunk asked (what the HNSW
-    index serves, where there is one; exact otherwise), then their chunks in the order of
-    each one's best window: exactly the nearest chunks while those windows hold `limit`
-    chunks of this generation (a window's vector is shared by every collection that has
-    its text)."""
-    embedder_id, dimension = embedder
-    windows = WINDOWS_PER_CHUNK * limit
-    # An HNSW scan returns at most `hnsw.ef_search` rows (pgvector's default: 40), far fewer
-    # than the windows asked for: the search list is widened for this query's transaction.
-    conn.execute("SELECT set_config('hnsw.ef_search', %s, true)",
-                 (str(min(MAX_EF_SEARCH, max(DEFAULT_EF_SEARCH, windows))),))
-    literal = "[" + ",".join(f"{value:.8g}" for value in query.tolist()) + "]"
-    statement = sql.SQL(
-        "SELECT w.chunk_id FROM (SELECT key, embedding::halfvec({d}) <#> %s::halfvec({d}) "
-        "AS distance FROM docai_vectors WHERE embedder_id = {e} ORDER BY "
-        "embedding::halfvec({d}) <#> %s::halfvec({d}) LIMIT %s) near "
-        "JOIN docai_windows w ON w.key = near.key AND w.generation_id = %s "
-        "GROUP BY w.chunk_id ORDER BY min(near.distance), w.chunk_id LIMIT %s"
-    ).format(d=sql.Literal(int(dimension)), e=sql.Literal(int(embedder_id)))
-    return [int(row[0]) for row in conn.execute(
-        statement, (literal, literal, windows, generation, limit))]
-
-
-def embedder_row(conn: psycopg.Connection[Any], embedder: str) -> tuple[int, int] | None:
-    """The embedder's id and dimension in the store, None when it embedded nothing there."""
-    row = conn.execute("SELECT id, dimension FROM docai_embedders WHERE name = %s",
-                       (embedder,)).fetchone()
-    return (int(row[0]), int(row[1])) if row else None
-
-
-def window_count(conn: psycopg.Connection[Any], generation: int) -> int:
-    row = conn.execute("SELECT count(*) FROM docai_windows WHERE generation_id = %s",
-                       (generation,)).fetchone()
-    return int(row[0]) if row else 0
-
-
-def has_hnsw(conn: psycopg.Connection[Any], embedder_id: int) -> bool:
-    """Whether the embedder's vectors have their HNSW index (`schema.ensure_hnsw`)."""
-    row = conn.execute("SELECT 1 FROM pg_indexes WHERE tablename = 'docai_vectors' AND "
-                       "indexname = %s", (hnsw_index_name(embedder_id),)).fetchone()
-    return row is not None
 
 
 def file_outline(conn: psycopg.Connection[Any], generation: int) -> list[tuple[str, list[str]]]:

@@ -34,7 +34,7 @@ from docai import messages
 from docai.redaction import redact_url
 from docai.store.errors import StoreError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # Serialises schema creation between processes (an arbitrary constant of docai's).
 SCHEMA_LOCK_KEY = 0x646F6361_69000001
 
@@ -153,6 +153,24 @@ ALTER TABLE docai_packs ALTER COLUMN postings SET STORAGE EXTERNAL;
 -- where each chunk starts in its file (a line, a page, a notebook cell), for citations
 ALTER TABLE docai_chunks ADD COLUMN location_unit text;
 ALTER TABLE docai_chunks ADD COLUMN location_number integer;
+""",
+    3: """
+-- the generation's rows that were not keyed to it go with it (a dropped collection or
+-- generation used to leave them): rows an older docai leaked are removed first
+DELETE FROM docai_postings p WHERE NOT EXISTS (
+    SELECT 1 FROM docai_generations g WHERE g.id = p.generation_id);
+DELETE FROM docai_packs p WHERE NOT EXISTS (
+    SELECT 1 FROM docai_generations g WHERE g.id = p.generation_id);
+DELETE FROM docai_term_stats s WHERE NOT EXISTS (
+    SELECT 1 FROM docai_generations g WHERE g.id = s.generation_id);
+-- when an indexing run last changed the generation (`docai store list`)
+ALTER TABLE docai_generations ADD COLUMN updated timestamptz NOT NULL DEFAULT now();
+ALTER TABLE docai_postings ADD CONSTRAINT docai_postings_generation
+    FOREIGN KEY (generation_id) REFERENCES docai_generations ON DELETE CASCADE;
+ALTER TABLE docai_packs ADD CONSTRAINT docai_packs_generation
+    FOREIGN KEY (generation_id) REFERENCES docai_generations ON DELETE CASCADE;
+ALTER TABLE docai_term_stats ADD CONSTRAINT docai_term_stats_generation
+    FOREIGN KEY (generation_id) REFERENCES docai_generations ON DELETE CASCADE;
 """,
 }
 

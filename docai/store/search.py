@@ -124,25 +124,44 @@ class StoreIndex:
     # --- per question -----------------------------------------------------------------------
     def candidates(self, question: str, k: int) -> StoreCandidates:
         """The question's candidates, as a `SearchIndex` over them with the collection's
-        statistics (kept for the steps that follow the ranking)."""
-        with self.reading() as conn:
-            generation = self._refresh(conn)
-            if generation.packed:
-                candidates = self._from_packs(conn, generation, question, k)
-            else:
-                candidates = self._through_sql(conn, generation, question, k)
+        statistics (kept for the steps that follow the ranking).
+
+        Two or three statements outside a transaction, each in its own snapshot and each
+        checking that the generation is still at the revision the first one saw: one round
+        trip each, no BEGIN and COMMIT. When an indexer changed the collection in between,
+        or its packs are not current, the question is read again in one READ ONLY snapshot."""
+        try:
+            with self.statements() as conn:
+                candidates = self._read_candidates(conn, question, k, snapshot=False)
+        except queries.RevisionMoved:
+            candidates = None
+        if candidates is None:
+            with self.reading() as conn:
+                candidates = self._read_candidates(conn, question, k, snapshot=True)
+        assert candidates is not None  # in one snapshot, the generation cannot move
         self._last = (question, candidates)
         return candidates
 
+    def _read_candidates(
+        self, conn: psycopg.Connection[Any], question: str, k: int, *, snapshot: bool
+    ) -> StoreCandidates | None:
+        counts = Counter(self._analyzer.query_terms(question))
+        found, known, packed = queries.generation_and_packs(
+            conn, self.collection, self._terms(question), sorted(counts))
+        generation = self._checked(conn, found)
+        if generation.packed:
+            return self._from_packs(conn, generation, question, k, counts, known, packed)
+        if not snapshot:
+            return None
+        return self._through_sql(conn, generation, question, k, known)
+
     def _from_packs(
         self, conn: psycopg.Connection[Any], generation: queries.Generation, question: str,
-        k: int,
+        k: int, counts: Counter[str], known: dict[str, tuple[int, int]],
+        packed: dict[str, tuple[int, bytes]],
     ) -> StoreCandidates:
         """The whole collection ranked from the question terms' packs, as the local index
         ranks it; the candidates are the ranking's chunks, in its order."""
-        counts = Counter(self._analyzer.query_terms(question))
-        known, packed = queries.packed_terms(conn, generation.id, self._terms(question),
-                                             sorted(counts))
         try:
             ranking = packs.rank(self.method, counts, packed, generation.chunks,
                                  average_length(generation), self.params, k)
@@ -159,10 +178,16 @@ class StoreIndex:
         params = self.params
         depth = min(max(params.rank_depth, 4 * k), max(params.dense_candidates, 16 * k))
         rows, scores = ranking[0][:depth], ranking[1][:depth]
+        # The chunks and, in the same round trip, the terms of those the client has not
+        # read (a term's text and frequency are the same for every chunk of this version).
+        cache = self._terms_read.for_version(generation.id, generation.revision)
+        wanted = rows.tolist()
+        unread = cache.rows_to_read(wanted)
         try:
-            read = queries.chunks_at_rows(conn, generation.id, rows.tolist())
+            read, terms = queries.chunks_and_terms(conn, generation, wanted, unread)
         except KeyError:  # a row the packs name, which no chunk has
             raise self._damaged() from None
+        cache.add(terms, unread)
         candidates = self._assemble(conn, generation, read, known)
         candidates._ranked = ((question, k), (np.arange(len(rows), dtype=np.int64), scores))
         return candidates
@@ -173,13 +198,12 @@ class StoreIndex:
 
     def _through_sql(
         self, conn: psycopg.Connection[Any], generation: queries.Generation, question: str,
-        k: int,
+        k: int, known: dict[str, tuple[int, int]],
     ) -> StoreCandidates:
         """While an indexer is changing files (the packs are not this revision's): the top
         of BM25 and of TF-IDF found by the database, ranked again here over their chunks."""
         params = self.params
         depth = max(params.rank_depth, 4 * max(k, 1)) + DEPTH_MARGIN
-        known = queries.document_frequencies(conn, generation.id, self._terms(question))
         counts = Counter(t for t in self._analyzer.query_terms(question) if t in known)
         ids: list[int] = []
         if counts:
@@ -203,7 +227,7 @@ class StoreIndex:
         ids, chunks, entries = chunks_read
         cache = self._terms_read.for_version(generation.id, generation.revision)
         terms, missing = cache.lookup(np.unique(entries[:, 1]).tolist())
-        read = queries.terms_by_id(conn, generation.id, missing)
+        read = queries.terms_by_id(conn, generation, missing)
         cache.add(read)
         terms.update(read)
         postings = (entries, terms)
@@ -220,10 +244,13 @@ class StoreIndex:
         if ranked_question == question:
             return last
         terms = sorted(set(self._terms(ranked_question)) | set(self._terms(question)))
-        with self.reading() as conn:
-            known = queries.document_frequencies(conn, last._generation.id, terms)
-            read = queries.candidate_chunks(conn, last._ids.tolist())
-            judging = self._assemble(conn, last._generation, read, known)
+        try:
+            with self.reading() as conn:
+                known = queries.document_frequencies(conn, last._generation.id, terms)
+                read = queries.candidate_chunks(conn, last._ids.tolist())
+                judging = self._assemble(conn, last._generation, read, known)
+        except queries.RevisionMoved:  # the collection changed since the ranking: rank again
+            return self.candidates(question, 1)
         self._last = (question, judging)
         return judging
 
@@ -237,11 +264,14 @@ class StoreIndex:
         extra = [chunk_id for chunk_id in dict.fromkeys(ids) if chunk_id not in present]
         if not extra:
             return last
-        with self.reading() as conn:
-            known = queries.document_frequencies(conn, last._generation.id,
-                                                 self._terms(ranked_question))
-            read = queries.candidate_chunks(conn, last._ids.tolist() + extra)
-            wider = self._assemble(conn, last._generation, read, known)
+        try:
+            with self.reading() as conn:
+                known = queries.document_frequencies(conn, last._generation.id,
+                                                     self._terms(ranked_question))
+                read = queries.candidate_chunks(conn, last._ids.tolist() + extra)
+                wider = self._assemble(conn, last._generation, read, known)
+        except queries.RevisionMoved:  # the collection changed since the ranking
+            return None
         wider._ranked = last._ranked
         self._last = (ranked_question, wider)
         return wider
@@ -271,14 +301,19 @@ class StoreIndex:
     def reading(self) -> Iterator[psycopg.Connection[Any]]:
         """A READ ONLY, REPEATABLE READ transaction: one snapshot of the collection. A
         failure closes the connection (the next call opens another) and raises a StoreError."""
+        with self.statements() as conn, conn.transaction():
+            yield conn
+
+    @contextmanager
+    def statements(self) -> Iterator[psycopg.Connection[Any]]:
+        """The connection, each statement its own transaction (autocommit) unless the caller
+        opens one; errors as `reading`'s."""
         if self._conn is None or self._conn.closed:
-            self._conn = connect(self.url)
+            self._conn = connect(self.url, autocommit=True)
             self._conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
             self._conn.read_only = True
-        conn = self._conn
         try:
-            with conn.transaction():
-                yield conn
+            yield self._conn
         except psycopg.Error as error:
             self.close()
             raise lost_error(self.url, error) from None
@@ -289,7 +324,12 @@ class StoreIndex:
             return self._refresh(conn)
 
     def _refresh(self, conn: psycopg.Connection[Any]) -> queries.Generation:
-        generation = queries.current_generation(conn, self.collection)
+        return self._checked(conn, queries.current_generation(conn, self.collection))
+
+    def _checked(self, conn: psycopg.Connection[Any],
+                 generation: queries.Generation | None) -> queries.Generation:
+        """The collection's generation, read now: a StoreError when there is none or an
+        analyser other than this docai's wrote it."""
         if generation is None:
             known = ", ".join(repr(n) for n in queries.collection_names(conn))
             raise StoreError(messages.STORE_NO_COLLECTION.format(

@@ -23,11 +23,14 @@ class TermCache:
         self._terms: dict[int, tuple[str, int]] = {}
         self._max_terms = max_terms
         self._version: tuple[int, int] | None = None
+        # pack rows whose chunk's every term is held: their terms need not be read again
+        self._rows: set[int] = set()
 
     def for_version(self, generation: int, revision: int) -> TermCache:
         """This cache, emptied first when the collection is not the version it holds."""
         if self._version != (generation, revision):
             self._terms.clear()
+            self._rows.clear()
             self._version = (generation, revision)
         return self
 
@@ -44,8 +47,15 @@ class TermCache:
                 found[term_id] = entry
         return found, missing
 
-    def add(self, terms: dict[int, tuple[str, int]]) -> None:
+    def add(self, terms: dict[int, tuple[str, int]], rows: list[int] | None = None) -> None:
+        """Hold `terms`: every term of the chunks at pack `rows` among them, if given."""
         if len(self._terms) + len(terms) > self._max_terms:
             self._terms.clear()
+            self._rows.clear()
         if len(terms) <= self._max_terms:
             self._terms.update(terms)
+            self._rows.update(rows or ())
+
+    def rows_to_read(self, rows: list[int]) -> list[int]:
+        """The pack rows among `rows` whose chunks' terms are not all held."""
+        return [row for row in rows if row not in self._rows]

@@ -125,7 +125,7 @@ def test_a_mistyped_command_gets_the_nearest_one(docai: InProcessDocai) -> None:
     assert result.returncode == 2
     assert result.stderr.startswith(
         "docai: erro: comando desconhecido serach; você quis dizer search? "
-        "(comandos: ask, search, index, eval, log, mcp, status, config)\n")
+        "(comandos: ask, search, index, eval, log, mcp, store, status, config)\n")
 
 
 def test_quiet_shows_only_the_answer_and_verbose_adds_timings_and_passages(

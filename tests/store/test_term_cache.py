@@ -21,3 +21,12 @@ def test_a_full_cache_is_emptied_before_it_grows_past_its_bound() -> None:
     assert cache.lookup([1, 2, 3]) == ({3: ("c", 1)}, [1, 2])
     cache.add({4: ("d", 1), 5: ("e", 1), 6: ("f", 1)})
     assert cache.lookup([3, 4, 5, 6]) == ({}, [3, 4, 5, 6])
+
+
+def test_rows_whose_terms_are_held_are_not_read_again_until_the_cache_is_emptied() -> None:
+    cache = TermCache(max_terms=3).for_version(1, 1)
+    cache.add({1: ("a", 1), 2: ("b", 1)}, [7, 9])
+    assert cache.rows_to_read([7, 8, 9]) == [8]
+    cache.add({3: ("c", 1), 4: ("d", 1)}, [8])  # full: emptied, then these held
+    assert cache.rows_to_read([7, 8, 9]) == [7, 9]
+    assert cache.for_version(1, 2).rows_to_read([8]) == [8]

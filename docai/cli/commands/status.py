@@ -16,7 +16,6 @@ from typing import Any
 
 from docai import messages
 from docai.cli.terminal_text import json_text, one_line
-from docai.errors import SettingsError
 from docai.index import cache
 from docai.index.cache import FileEntry
 from docai.index.reuse import Survey, survey
@@ -25,8 +24,10 @@ from docai.settings import Settings
 
 
 def run(settings: Settings) -> int:
-    if settings.store:
-        raise SettingsError(messages.STATUS_NO_STORE)
+    if settings.store:  # a shared collection: what `docai store list` says of it
+        from docai.cli.commands.store import collection_status
+
+        return collection_status(settings)
     found = survey(settings)
     status = describe(found)
     if settings.json_output:

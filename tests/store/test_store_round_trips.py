@@ -1,0 +1,78 @@
+"""What a question costs on a network: the real `docai` process reads a real PostgreSQL
+through a TCP proxy on 127.0.0.1 that counts round trips (`bench/store_proxy.py`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from bench.store_proxy import DelayProxy, proxied_url, socket_of
+from docai.retrieval import verdict
+from docai.store import queries
+from docai.store.search import StoreIndex
+from tests.store.test_store_cli import QA, index, run
+
+# Statements a words-only question waits for: the generation with the question terms'
+# packs, then the chunks they rank first with the terms of those the client has not read.
+# On average: a multi-word name or a whole file (the fallback) costs more.
+MAX_ROUND_TRIPS = 2.5
+
+
+def round_trips(home: Path, url: str, questions: list[str]) -> int:
+    with DelayProxy(socket_of(url)) as proxy:
+        done = run(home, "search", "--json", "--dense", "off", "--store",
+                   proxied_url(url, proxy.port), "--collection", "docs",
+                   stdin="\n".join(questions), cwd=home / "empty")
+        assert done.returncode == 0, done.stderr
+        assert len(done.stdout.splitlines()) == len(questions)
+        return proxy.round_trips
+
+
+def test_a_words_only_question_costs_about_two_round_trips(
+    home: Path, store_url: str
+) -> None:
+    index(home, store_url)
+    questions = [json.loads(line)["question"] for line in QA.read_text().splitlines()]
+    few, many = round_trips(home, store_url, questions[:1]), round_trips(home, store_url,
+                                                                        questions[:11])
+    per_question = (many - few) / 10
+    assert per_question <= MAX_ROUND_TRIPS, per_question
+
+
+def test_a_collection_changed_between_two_statements_is_read_again_in_one_snapshot(
+    home: Path, store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The statements of a question run outside a transaction: an indexer's change between
+    them (the revision moves on) sends the question to one READ ONLY snapshot, with the
+    same passages."""
+    index(home, store_url)
+    questions = [json.loads(line)["question"] for line in QA.read_text().splitlines()][:5]
+    steady = StoreIndex(store_url, "docs")
+    expected = [verdict.search(steady, question, 3) for question in questions]
+    steady.close()
+    first_statement = queries.generation_and_packs
+    moved: list[bool] = []
+    calls: list[bool] = []
+
+    def then_an_indexer_writes(*args: object, **kwargs: object) -> object:
+        calls.append(True)
+        found = first_statement(*args, **kwargs)  # type: ignore[arg-type]
+        if not moved:  # once: the snapshot's own statement must see a still collection
+            with psycopg.connect(store_url, autocommit=True) as conn:
+                conn.execute("UPDATE docai_generations SET revision = revision + 1, "
+                             "packed_revision = revision + 1")
+            moved.append(True)
+        return found
+
+    monkeypatch.setattr(queries, "generation_and_packs", then_an_indexer_writes)
+    racing = StoreIndex(store_url, "docs")
+    got = []
+    for question in questions:
+        moved.clear()
+        got.append(verdict.search(racing, question, 3))
+    racing.close()
+    assert got == expected
+    assert len(calls) == 2 * len(questions)  # each question read again, in one snapshot
