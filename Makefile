@@ -48,6 +48,7 @@ lint: install
 bench: install
 	$(BIN)/python -m bench $(BENCH_FLAGS)
 	$(BIN)/python -m bench.store
+	$(BIN)/python -m bench.change_check
 
 # Lexical figures of every set, follow-ups, the dense default (the bundled model, for real)
 # on three blind sets pooled (fails when it drops below the lexical default there), then the

@@ -47,3 +47,17 @@ def user_folder(value: str | os.PathLike[str], origin: str) -> Path:
             origin=origin, value=quoted, length=len(encoded), limit=PATH_LIMIT - 1,
             name_limit=NAME_LIMIT))
     return path
+
+
+def file_inside(docs_dir: Path, source: str, link_roots: tuple[str, ...] = ()) -> Path | None:
+    """The file `source` names in `docs_dir`, or None when it is missing or the name leads,
+    through `..` or any link, outside the folder (and outside each of `link_roots`, the
+    user's folders when several are read as one)."""
+    root = docs_dir.expanduser().resolve()
+    try:
+        path = (root / source).resolve()
+    except (OSError, RuntimeError):
+        return None
+    allowed = (root, *(Path(folder) for folder in link_roots))
+    inside = any(path.is_relative_to(folder) for folder in allowed)
+    return path if inside and path.is_file() else None

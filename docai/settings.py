@@ -15,6 +15,7 @@ import platformdirs
 
 from docai import messages
 from docai.errors import SettingsError
+from docai.folder_union import labels
 from docai.folders import user_folder
 from docai.redaction import redact_url
 from docai.retrieval.params import DEFAULT_METHOD, METHODS
@@ -85,6 +86,9 @@ class ChunkSettings:
 @dataclass(frozen=True, slots=True)
 class Settings:
     docs_dir: Path = DEFAULT_DOCS_DIR
+    # Several folders read as one collection (`docai.folder_union`): the user's folders, each
+    # a link in `docs_dir`; () for one folder, which is `docs_dir` itself.
+    docs_folders: tuple[Path, ...] = ()
     cache_dir: Path | None = None  # None: the user cache dir, keyed on the docs path
     rebuild: bool = False
     # Symbolic links that lead out of the docs folder are skipped unless the user opts in:
@@ -154,19 +158,36 @@ class Settings:
         if self.base_url is not None:
             _check_server_url("--base-url", self.base_url)
 
+    def link_roots(self) -> tuple[str, ...]:
+        """The real paths of the folders links in `docs_dir` may lead into besides itself:
+        the user's own folders when several are read as one."""
+        return tuple(os.path.realpath(folder) for folder in self.docs_folders)
+
+    def shown_docs(self) -> str:
+        """The docs folder(s) as the user named them, for a status or start line."""
+        folders = self.docs_folders or (self.docs_dir.expanduser().resolve(),)
+        return ", ".join(str(folder) for folder in folders)
+
     def resolved_collection(self) -> str:
         """The store's collection: `--collection` (or `DOCAI_COLLECTION`, or `collection`
-        in config.toml), else the docs folder's name."""
-        return self.collection or self.docs_dir.expanduser().resolve().name or "docs"
+        in config.toml), else the docs folder's name (the labels of several, joined)."""
+        if self.collection:
+            return self.collection
+        if self.docs_folders:
+            return "+".join(labels(self.docs_folders))
+        return self.docs_dir.expanduser().resolve().name or "docs"
+
+    def cache_base(self) -> Path:
+        """The folder every docs folder's index lives under."""
+        if self.cache_dir is not None:
+            return self.cache_dir
+        if (env := cache_folder(None, os.environ)) is not None:
+            return env
+        return Path(platformdirs.user_cache_dir(APP_NAME))
 
     def resolved_cache_dir(self) -> Path:
         """Where this docs folder's index lives: one sub-folder per absolute docs path."""
-        if self.cache_dir is not None:
-            base = self.cache_dir
-        elif (env := cache_folder(None, os.environ)) is not None:
-            base = env
-        else:
-            base = Path(platformdirs.user_cache_dir(APP_NAME))
+        base = self.cache_base()
         absolute = str(self.docs_dir.expanduser().resolve())
         key = hashlib.sha256(os.fsencode(absolute)).hexdigest()[:16]  # any name the OS allows
         return base / f"{self.docs_dir.resolve().name or 'root'}-{key}"

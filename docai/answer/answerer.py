@@ -37,6 +37,7 @@ from docai.answer.conversation import Conversation
 from docai.answer.prompt import Prompt, build_fallback_prompt, build_prompt, prompt_budget
 from docai.answer.reading import Reading, reading_for, settle
 from docai.byte_text import key_bytes
+from docai.folders import file_inside
 from docai.llm.base import ChatBackend
 from docai.llm.errors import EmptyAnswer, LLMError, ThinkingUnsupported
 from docai.llm.events import LENGTH, Done, TextDelta, ThinkingDelta
@@ -256,11 +257,10 @@ class Answerer:
         """The fallback file's text, heading lines included, or "" if it can no longer be read."""
         if (stored := self._index.file_text(source)) is not None:
             return stored
-        root = self._settings.docs_dir
-        path = root / source
-        if not path.resolve().is_relative_to(root.resolve()):  # a name no walk of root gives
+        root, link_roots = self._settings.docs_dir, self._settings.link_roots()
+        if file_inside(root, source, link_roots) is None:  # a name no walk of root gives
             return ""
-        document = load_file(root, path).document
+        document = load_file(root, root / source, link_roots=link_roots).document
         if document is None:
             return ""
         parts = []

@@ -11,13 +11,13 @@ instead, with the file's path, for the user's own viewer.
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docai import messages
 from docai.cli.editor import EditorSettingError, editor_command
 from docai.cli.passages import located, source_label
 from docai.cli.terminal_text import strip_controls
+from docai.folders import file_inside
 from docai.records import Hit
 
 if TYPE_CHECKING:  # the command table imports this module
@@ -51,7 +51,8 @@ def open_passage(session: Session, sources: tuple[Hit, ...], argument: str) -> N
         session.say((problem or "").replace("/fontes", "/abrir"))
         return
     chunk = hit.chunk
-    path = _local_file(session.answerer.settings.docs_dir, chunk.source)
+    settings = session.answerer.settings
+    path = file_inside(settings.docs_dir, chunk.source, settings.link_roots())
     if path is None:  # a shared collection's file this client does not have
         session.say(messages.OPEN_NOT_HERE.format(source=source_label(hit)))
         return
@@ -79,11 +80,3 @@ def open_passage(session: Session, sources: tuple[Hit, ...], argument: str) -> N
                                                 reason=error.strerror or error))
 
 
-def _local_file(docs_dir: Path, source: str) -> Path | None:
-    """The cited file in the docs folder (never a path the name would lead outside it)."""
-    root = docs_dir.expanduser().resolve()
-    try:
-        path = (root / source).resolve()
-    except (OSError, RuntimeError):
-        return None
-    return path if path.is_relative_to(root) and path.is_file() else None

@@ -88,10 +88,15 @@ def _text(path: Path, key: str, value: object) -> str:
     return value.strip()
 
 
-def _folder(path: Path, key: str, value: object) -> Path:
-    if not isinstance(value, str) or not value.strip():
+def _folder(path: Path, key: str, value: object) -> Path | tuple[Path, ...]:
+    """A folder, or a list of folders read as one collection (`docs = ["api", "manual"]`)."""
+    items = value if isinstance(value, list) and value else [value]
+    texts = [item for item in items if isinstance(item, str) and item.strip()]
+    if len(texts) != len(items):
         raise _bad_value(path, key, value, messages.CONFIG_EXPECTED_FOLDER)
-    return user_folder(value, Origin(messages.ORIGIN_FILE, f"{path}, {key}").describe())
+    origin = Origin(messages.ORIGIN_FILE, f"{path}, {key}").describe()
+    folders = tuple(user_folder(text, origin) for text in texts)
+    return folders if len(folders) > 1 else folders[0]
 
 
 def _server(path: Path, key: str, value: object) -> str:
@@ -215,6 +220,8 @@ def sourced_values(
     values = {}
     for key, spec in KEYS.items():
         given = getattr(args, spec.dest, None)
+        if isinstance(given, list):  # `--docs` repeated: several folders, one collection
+            given = tuple(given) if len(given) > 1 else given[0]
         env = environ.get(spec.env, "").strip() if spec.env else ""
         if given is not None:
             values[key] = Sourced(given, Origin(messages.ORIGIN_OPTION, spec.option))

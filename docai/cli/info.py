@@ -15,9 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from docai import messages
 from docai.cli.config import on_off
+from docai.cli.folder_status import describe, summary_lines
 from docai.cli.startup import embedder_label
 from docai.cli.terminal_text import one_line
-from docai.errors import SettingsError
+from docai.errors import DocaiError, SettingsError
+from docai.index.chunk_table import ChunkTable
+from docai.index.reuse import survey
 from docai.settings import Settings, redact_url
 
 if TYPE_CHECKING:  # the command table imports this module
@@ -34,9 +37,8 @@ def info_text(session: Session) -> str:
     lines = [
         messages.INFO_MODEL.format(model=one_line(settings.model), backend=settings.backend,
                                    url=one_line(redact_url(url))),
-        _docs_line(settings),
         _index_line(settings),
-        messages.INFO_INDEX.format(chunks=len(chunks), files=chunks.file_count()),
+        *_folder_lines(settings, chunks),
         messages.INFO_RETRIEVAL.format(method=settings.retrieval, k=settings.top_k,
                                        coverage=coverage),
         _dense_line(session, len(chunks)),
@@ -134,10 +136,19 @@ def _shown(value: object) -> str:
     return f"{value:g}"
 
 
-def _docs_line(settings: Settings) -> str:
-    if settings.store and not settings.docs_dir.is_dir():
-        return messages.INFO_DOCS_NONE
-    return messages.INFO_DOCS.format(docs=one_line(str(settings.docs_dir.expanduser().resolve())))
+def _folder_lines(settings: Settings, chunks: ChunkTable) -> list[str]:
+    """The folder(s) and what their index holds, as `docai status` says it (the skipped
+    files counted, not listed); the store's collection: its folder, if any, and chunks."""
+    if not settings.store:
+        try:
+            status = describe(survey(settings), settings, embedded=False)
+        except DocaiError:  # the folder went away meanwhile: what the session holds
+            pass
+        else:
+            return [f"  {line}" for line in summary_lines(status, each_skipped=False)]
+    docs = (messages.INFO_DOCS_NONE if settings.store and not settings.docs_dir.is_dir()
+            else messages.INFO_DOCS.format(docs=one_line(settings.shown_docs())))
+    return [docs, messages.INFO_INDEX.format(chunks=len(chunks), files=chunks.file_count())]
 
 
 def _index_line(settings: Settings) -> str:

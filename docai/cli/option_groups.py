@@ -74,8 +74,10 @@ def shared_options(shown: Iterable[str] = ALL_GROUPS, *,
 def _docs_options(parser: ArgumentParser, default: Default) -> None:
     docs = parser.add_argument_group("documentos e índice")
     # None: the environment, the config file or the current folder decide (docai.cli.config).
-    docs.add_argument("--docs", type=Path, metavar="PASTA", default=default(None),
-                      help=f"pasta de documentação (ou {ENV_DOCS}; padrão: {CANDIDATES})")
+    docs.add_argument("--docs", type=Path, metavar="PASTA", action="append",
+                      default=default(None),
+                      help=f"pasta de documentação (ou {ENV_DOCS}; padrão: {CANDIDATES}); "
+                      "repita para ler várias pastas como uma coleção")
 
 
 def _index_options(parser: ArgumentParser, default: Default) -> None:

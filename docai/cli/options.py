@@ -9,6 +9,7 @@ the sub-command (`docai --docs D search Q` and `docai search Q --docs D` mean th
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 
 from docai import __version__, messages
@@ -21,6 +22,7 @@ from docai.cli.config import (
 )
 from docai.cli.option_groups import CANDIDATES, COMMAND_GROUPS, DEFAULTS, shared_options
 from docai.errors import SettingsError
+from docai.folder_union import distinct_folders, union_folder
 from docai.folders import user_folder
 from docai.settings import (
     DEFAULT_DOCS_DIR,
@@ -179,8 +181,9 @@ def settings_from_args(
     if args.backend == "ollama" and values["server"].origin.name == ENV_OLLAMA_HOST:
         check_env_server(environ[ENV_OLLAMA_HOST])
     docs = values["docs"].value or DEFAULT_DOCS_DIR
-    return Settings(
-        docs_dir=user_folder(docs, values["docs"].origin.describe()),
+    settings = Settings(
+        docs_dir=user_folder(docs[0] if isinstance(docs, tuple) else docs,
+                             values["docs"].origin.describe()),
         cache_dir=cache_folder(args.cache_dir, environ),
         rebuild=args.rebuild,
         follow_links=args.follow_links,
@@ -209,8 +212,23 @@ def settings_from_args(
         store_hnsw=on_off(environ.get(ENV_STORE_HNSW, "on")) is not False,
         use_gitignore=on_off(environ.get(ENV_GITIGNORE, "on")) is not False,
     )
+    if isinstance(docs, tuple):
+        return _several_folders(settings, docs, values["docs"].origin.describe())
+    return settings
 
 
+def _several_folders(settings: Settings, folders: tuple[Path, ...], origin: str) -> Settings:
+    """`settings` reading `folders` as one collection, through the folder of links
+    `folder_union` keeps under the cache (one folder when they are all the same)."""
+    checked = [user_folder(folder, origin) for folder in folders]
+    for folder in checked:
+        if not folder.expanduser().is_dir():
+            raise SettingsError(messages.FOLDERS_MISSING.format(origin=origin, path=folder))
+    distinct = distinct_folders(checked, origin)
+    if len(distinct) == 1:
+        return replace(settings, docs_dir=distinct[0])
+    return replace(settings, docs_dir=union_folder(distinct, settings.cache_base()),
+                   docs_folders=distinct)
 
 
 def _collection(name: str | None) -> str | None:

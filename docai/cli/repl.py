@@ -280,4 +280,4 @@ def _origin(settings: Settings) -> str:
     if settings.store:
         return messages.STORE_FROM_COLLECTION.format(
             collection=settings.resolved_collection(), store=redact_url(settings.store))
-    return messages.REPL_FROM_DOCS.format(docs=settings.docs_dir)
+    return messages.REPL_FROM_DOCS.format(docs=settings.shown_docs())

@@ -255,7 +255,8 @@ def reindexed_line(report: BuildReport, before: set[str], after: set[str],
     if report.skipped:
         parts.append(messages.REPL_REINDEXED_SKIPPED.format(
             count=len(report.skipped),
-            command=index_command(settings.docs_dir, settings.cache_dir)))
+            command=index_command(settings.docs_folders or settings.docs_dir,
+                                  settings.cache_dir)))
     return " ".join(parts)
 
 

@@ -46,7 +46,7 @@ def nothing_to_search(report: BuildReport, docs_dir: Path, others: Counter[str])
     return messages.NO_DOCUMENTS.format(path=one_line(str(docs_dir)), found=found)
 
 
-def summary_lines(report: BuildReport, docs_dir: Path, cache_dir: Path) -> list[str]:
+def summary_lines(report: BuildReport, docs_dir: Path | str, cache_dir: Path) -> list[str]:
     """The full account `docai index` gives: counts, changes, skipped files, notices, times."""
     timings = report.timings
     lines = [
@@ -99,7 +99,7 @@ def update_line(report: BuildReport) -> str | None:
     )
 
 
-def index_command(docs_dir: Path, cache_dir: Path | None) -> str:
+def index_command(docs_dir: Path | tuple[Path, ...], cache_dir: Path | None) -> str:
     """The `docai index` command that lists this index's skipped files: with the cache
     folder in use when the user chose one, or it would build a second index elsewhere."""
     if cache_dir is None:
@@ -116,7 +116,8 @@ def store_index_command(store: str, collection: str, docs_dir: Path | None) -> s
 
 
 def print_index_notes(
-    report: BuildReport, docs_dir: Path, err: TextIO, cache_dir: Path | None = None
+    report: BuildReport, docs_dir: Path | tuple[Path, ...], err: TextIO,
+    cache_dir: Path | None = None,
 ) -> None:
     """What the user should know after opening the index: a rebuilt or unsaved cache, files
     re-read, files skipped (`docai index` lists why)."""
@@ -131,6 +132,9 @@ def print_index_notes(
     err.flush()
 
 
-def _quoted(path: Path) -> str:
-    """`path` as it can be pasted into a shell command."""
+def _quoted(path: Path | tuple[Path, ...]) -> str:
+    """`path` as it can be pasted into a shell command; several folders (read as one) each
+    after its own `--docs`."""
+    if isinstance(path, tuple):
+        return " --docs ".join(_quoted(folder) for folder in path)
     return shlex.quote(one_line(str(path)))

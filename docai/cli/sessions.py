@@ -40,7 +40,7 @@ def open_session_log(session: Session, settings: Settings, *, resume: bool) -> N
     listed = session.log.sessions(1)
     if not listed:
         if listed is not None:
-            out.write(messages.CONTINUE_NOTHING.format(docs=one_line(str(settings.docs_dir)))
+            out.write(messages.CONTINUE_NOTHING.format(docs=one_line(settings.shown_docs()))
                       + "\n")
         return
     _reopen(session, listed[0], out)

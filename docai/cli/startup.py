@@ -53,7 +53,8 @@ def open_retrieval(
     started = time.monotonic()
     index, report = open_index(settings, progress=bar)
     if settings.verbosity > QUIET and notes:
-        print_index_notes(report, settings.docs_dir, err, settings.cache_dir)
+        print_index_notes(report, settings.docs_folders or settings.docs_dir, err,
+                          settings.cache_dir)
     if settings.verbosity >= VERBOSE:
         err.write(messages.INDEX_VERBOSE_OPENED.format(
             files=report.files, chunks=report.chunks, seconds=time.monotonic() - started,

@@ -60,7 +60,8 @@ def finish(
     if found.unchanged:
         return unchanged_index(found)
     scanned = perf_counter()
-    work = partial(parse_file, found.root, settings.chunking, follow_links=settings.follow_links)
+    work = partial(parse_file, found.root, settings.chunking, follow_links=settings.follow_links,
+                   link_roots=settings.link_roots())
     parsed = {item.source: item for item in parse_all(work, found.tasks, progress)}
     parsed_at = perf_counter()
 

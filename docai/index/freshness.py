@@ -47,7 +47,8 @@ def folder_state(settings: Settings) -> FolderState:
     files = set()
     newest = 0
     for relative in supported_files(settings.docs_dir, follow_links=settings.follow_links,
-                                    use_gitignore=settings.use_gitignore):
+                                    use_gitignore=settings.use_gitignore,
+                                    link_roots=settings.link_roots()):
         try:
             info = os.stat(os.path.join(root, relative))
         except OSError:  # vanished meanwhile: the next look sees it gone

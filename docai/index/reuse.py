@@ -65,7 +65,8 @@ def survey(settings: Settings) -> Survey:
     """Walk the docs folder, read the cache and plan the work; raises DocsFolderError only."""
     started = perf_counter()
     root = settings.docs_dir
-    found = scan(root, follow_links=settings.follow_links, use_gitignore=settings.use_gitignore)
+    found = scan(root, follow_links=settings.follow_links, use_gitignore=settings.use_gitignore,
+                 link_roots=settings.link_roots())
     sources = [source_name(root, path) for path in found.files]
     directory = settings.resolved_cache_dir()
     key = cache_key(settings)

@@ -55,6 +55,7 @@ def parse_file(
     task: tuple[str, str | None],
     *,
     follow_links: bool = False,
+    link_roots: tuple[str, ...] = (),
 ) -> ParsedFile:
     """Parse `root/source` unless its content hashes to `known_sha256` (then it is reused).
 
@@ -62,7 +63,7 @@ def parse_file(
     neither hashed nor read, unless `follow_links`."""
     source, known_sha256 = task
     path = root / source
-    if not follow_links and (reason := outside_link_reason(root, path)) is not None:
+    if not follow_links and (reason := outside_link_reason(root, path, link_roots)) is not None:
         return _parsed(source, "", 0, 0, skipped=Skipped(source, reason))
     size = mtime_ns = 0
     digest = ""
@@ -75,7 +76,8 @@ def parse_file(
         pass  # load_file below says why the file cannot be used
     if digest == known_sha256:  # "" == "": still unreadable or too big, as last time
         return _parsed(source, digest, size, mtime_ns, reused=True)
-    result = load_file(root, path, follow_links=True)  # where it leads was checked above
+    # Where it leads was checked above.
+    result = load_file(root, path, follow_links=True, link_roots=link_roots)
     if result.document is None:
         return _parsed(
             source, digest, size, mtime_ns, skipped=result.skipped, notices=result.notices

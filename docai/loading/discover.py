@@ -48,7 +48,10 @@ class Discovery:
     ignored: int = 0  # files and folders the ignore rules left out (`loading.ignore`)
 
 
-def scan(root: Path, *, follow_links: bool = False, use_gitignore: bool = True) -> Discovery:
+def scan(
+    root: Path, *, follow_links: bool = False, use_gitignore: bool = True,
+    link_roots: tuple[str, ...] = (),
+) -> Discovery:
     """Every supported file under `root`, and each thing passed over with its reason.
 
     Hidden folders (`.git`, `.venv`, `.cache`, ...) are skipped: they hold version-control
@@ -60,9 +63,10 @@ def scan(root: Path, *, follow_links: bool = False, use_gitignore: bool = True) 
     neither hangs nor lists files twice, and plain folders are walked before linked ones,
     so a file reachable both ways keeps its real name. Broken links are kept, so
     `load_file` can tell the user why they were skipped. Only an unusable `root` is an
-    error.
+    error. `link_roots`: real folders links may lead into besides `root` (the user's own
+    folders, when several are read as one through `docai.folder_union`).
     """
-    walk = _Walk(root, follow_links, use_gitignore)
+    walk = _Walk(root, follow_links, use_gitignore, link_roots)
     found = sorted(relative for relative, suffix in walk.files()
                    if suffix in SUPPORTED_SUFFIXES)
     skipped = [*walk.skipped, *_empty_doc_named_folders(walk.doc_named_folders, found)]
@@ -74,11 +78,12 @@ def scan(root: Path, *, follow_links: bool = False, use_gitignore: bool = True) 
 
 
 def supported_files(
-    root: Path, *, follow_links: bool = False, use_gitignore: bool = True
+    root: Path, *, follow_links: bool = False, use_gitignore: bool = True,
+    link_roots: tuple[str, ...] = (),
 ) -> Iterator[str]:
     """The relative POSIX paths `scan` would list, unsorted and without the reasons: the
     cheap walk a freshness check repeats before each question."""
-    walk = _Walk(root, follow_links, use_gitignore)
+    walk = _Walk(root, follow_links, use_gitignore, link_roots)
     return (relative for relative, suffix in walk.files() if suffix in SUPPORTED_SUFFIXES)
 
 
@@ -94,9 +99,10 @@ def unsupported_suffixes(root: Path, *, follow_links: bool = False) -> Counter[s
     return Counter(suffix for _, suffix in walk.files() if suffix not in SUPPORTED_SUFFIXES)
 
 
-def outside_target(root: Path, path: Path) -> str | None:
-    """The real path the file `path` leads to when it is a symlink to outside `root`, else
-    None; None too when it leads nowhere (a broken link is reported as such).
+def outside_target(root: Path, path: Path, link_roots: tuple[str, ...] = ()) -> str | None:
+    """The real path the file `path` leads to when it is a symlink to outside `root` (and
+    outside each of `link_roots`), else None; None too when it leads nowhere (a broken link
+    is reported as such).
 
     Only the file itself is checked, not the folders above it: the walk has checked those,
     and resolving each one again would cost every file a system call per folder level.
@@ -104,7 +110,8 @@ def outside_target(root: Path, path: Path) -> str | None:
     if not os.path.islink(path):
         return None
     target = os.path.realpath(path)
-    if _inside(os.path.realpath(root), target) or not os.path.exists(target):
+    if not os.path.exists(target) or any(
+            _inside(allowed, target) for allowed in (os.path.realpath(root), *link_roots)):
         return None
     return target
 
@@ -112,14 +119,17 @@ def outside_target(root: Path, path: Path) -> str | None:
 class _Walk:
     """One walk of a docs folder: the files it yields, what it reports on the way."""
 
-    def __init__(self, root: Path, follow_links: bool, use_gitignore: bool = True) -> None:
+    def __init__(self, root: Path, follow_links: bool, use_gitignore: bool = True,
+                 link_roots: tuple[str, ...] = ()) -> None:
         _check_root(root)
         self.root = root
         self.real_root = os.path.realpath(root)
+        self.allowed = (self.real_root, *link_roots)
         self.follow_links = follow_links
         self.skipped: list[Skipped] = []
         self.doc_named_folders: list[str] = []
-        self.rules = IgnoreRules.of(root, use_gitignore=use_gitignore)
+        labels = _link_names(root) if link_roots else ()
+        self.rules = IgnoreRules.of(root, use_gitignore=use_gitignore, labels=labels)
         self.ignored = 0
 
     def files(self) -> Iterator[tuple[str, str]]:
@@ -176,7 +186,7 @@ class _Walk:
         if is_dir and not _walkable(entry.name):
             return None
         target = os.path.realpath(entry.path)
-        if not self.follow_links and not _inside(self.real_root, target):
+        if not self.follow_links and not any(_inside(root, target) for root in self.allowed):
             if is_dir or is_doc:
                 reason = messages.DISCOVER_SKIP_LINK_OUTSIDE.format(target=display_name(target))
                 self._skip(relative, reason)
@@ -241,6 +251,12 @@ class _Walk:
 
     def _skip(self, source: str, reason: str) -> None:
         self.skipped.append(Skipped(source, reason))
+
+
+def _link_names(root: Path) -> tuple[str, ...]:
+    """The names of the links at the top of `root`: the labels of a folder of folders."""
+    with os.scandir(root) as entries:
+        return tuple(sorted(entry.name for entry in entries if entry.is_symlink()))
 
 
 def _check_root(root: Path) -> None:

@@ -34,9 +34,17 @@ class IgnoreRules:
     # Every rule names folders (`node_modules/`): a file is then never matched by itself,
     # only by the folder that holds it, which the walk does not enter.
     folders_only: bool = False
+    # Several folders read as one (`docai.folder_union`): each label's folder keeps its own
+    # rules, applied to the paths below it.
+    members: tuple[tuple[str, IgnoreRules], ...] = ()
 
     @classmethod
-    def of(cls, root: Path, *, use_gitignore: bool = True) -> IgnoreRules:
+    def of(cls, root: Path, *, use_gitignore: bool = True,
+           labels: tuple[str, ...] = ()) -> IgnoreRules:
+        """The rules of `root`; with `labels`, of each folder `root / label` instead."""
+        if labels:
+            return cls(pathspec.GitIgnoreSpec.from_lines([]), members=tuple(
+                (label, cls.of(root / label, use_gitignore=use_gitignore)) for label in labels))
         lines = list(DEFAULT_RULES)
         if use_gitignore:
             lines += _rules(root / GIT_IGNORE_FILE)
@@ -47,6 +55,10 @@ class IgnoreRules:
 
     def ignored(self, relative: str, *, is_dir: bool) -> bool:
         """Whether the file or folder at `relative` (POSIX, from the root) is left out."""
+        if self.members:
+            label, _, below = relative.partition("/")
+            rules = dict(self.members).get(label)
+            return bool(below) and rules is not None and rules.ignored(below, is_dir=is_dir)
         if self.folders_only and not is_dir:
             return False
         return self.spec.match_file(relative + "/" if is_dir else relative)

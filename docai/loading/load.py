@@ -40,6 +40,7 @@ def load_file(
     max_bytes: int = DEFAULT_MAX_BYTES,
     follow_links: bool = False,
     time_limit_s: float | None = None,
+    link_roots: tuple[str, ...] = (),
 ) -> LoadResult:
     """Read, decode and parse `path`; problems become a `Skipped` with a pt-BR reason.
 
@@ -47,14 +48,15 @@ def load_file(
     or generated exports, and parsing them would stall the index build for little value.
     A file that resolves outside `root` (through a symlink) is not read unless
     `follow_links`. A parse that takes longer than `time_limit_s` (by default
-    `parse_time_limit` of the text) is abandoned and the file skipped.
+    `parse_time_limit` of the text) is abandoned and the file skipped. `link_roots`: as
+    `discover.scan`'s; an include then stays inside the file's own folder.
     """
     source = source_name(root, path)
     kind = format_for(path)
     if kind is None:
         unsupported = messages.LOAD_SKIP_UNSUPPORTED.format(suffix=path.suffix)
         return LoadResult(None, Skipped(source, unsupported))
-    if not follow_links and (outside := outside_link_reason(root, path)) is not None:
+    if not follow_links and (outside := outside_link_reason(root, path, link_roots)) is not None:
         return LoadResult(None, Skipped(source, outside))
     content: str | bytes
     notices: tuple[Notice, ...]
@@ -74,7 +76,7 @@ def load_file(
     seconds = parse_time_limit(len(content)) if time_limit_s is None else time_limit_s
     try:
         with time_limit(seconds):
-            parsed = kind.parse(content, Origin(root, path))
+            parsed = kind.parse(content, Origin(_own_root(root, source, link_roots), path))
     except RecursionError:  # pathologically deep nesting, e.g. thousands of nested <div>s
         return LoadResult(None, Skipped(source, messages.LOAD_SKIP_TOO_NESTED), notices)
     except TimeLimitExceeded:
@@ -88,13 +90,19 @@ def load_file(
     return LoadResult(Document(source, parsed.title, parsed.sections), None, notices)
 
 
-def outside_link_reason(root: Path, path: Path) -> str | None:
+def outside_link_reason(root: Path, path: Path, link_roots: tuple[str, ...] = ()) -> str | None:
     """Why `path` is not read unless the user passes --follow-links: it leads outside
     `root` through a symlink (checked again here, as it may have changed since the walk)."""
-    target = outside_target(root, path)
+    target = outside_target(root, path, link_roots)
     if target is None:
         return None
     return messages.DISCOVER_SKIP_LINK_OUTSIDE.format(target=display_name(target))
+
+
+def _own_root(root: Path, source: str, link_roots: tuple[str, ...]) -> Path:
+    """The folder a file's includes must stay in: `root`, or the user's folder (the link
+    named by the source's first part) when several are read as one."""
+    return root / source.split("/", 1)[0] if link_roots and "/" in source else root
 
 
 def parse_time_limit(characters: int) -> float:

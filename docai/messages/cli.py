@@ -186,7 +186,7 @@ CONFIG_BAD_VALUE = (
     "(esperava {expected}). Corrija a linha, ex.: {example}"
 )
 CONFIG_EXPECTED_NAME = "um nome entre aspas, sem espaços"
-CONFIG_EXPECTED_FOLDER = "o caminho de uma pasta, entre aspas"
+CONFIG_EXPECTED_FOLDER = "o caminho de uma pasta, entre aspas, ou uma lista deles"
 CONFIG_EXPECTED_URL = "um endereço como http://127.0.0.1:11434, entre aspas"
 CONFIG_EXPECTED_SWITCH = '"on" ou "off" (ou true/false, sem aspas)'
 CONFIG_BAD_ENV = "a variável de ambiente {name}={value!r} não é válida: use {expected}"
@@ -259,6 +259,12 @@ OPTION_BAD_SWITCH = "valor inválido: {value!r} (use on ou off)"
 OPTION_BAD_NAME = "{value!r} não é um nome de modelo (um nome sem espaços, como deepseek-r1)"
 OPTION_BAD_COVERAGE = "é a parte da pergunta que os trechos devem cobrir, de 0 a 1; recebi {value} (tente 0.6)"
 # A folder given by the user (option, variable or config file), `docai.folders.user_folder`.
+FOLDERS_UNION_FAILED = ("não consegui preparar a coleção de várias pastas em {path}: {reason}. "
+                        "Indique outra pasta de índice com --cache-dir")
+FOLDERS_NESTED = ("{origin}: a pasta {inner} está dentro de {outer}; seus arquivos seriam "
+                  "lidos duas vezes. Indique só uma das duas")
+FOLDERS_MISSING = ("{origin}: a pasta {path} não existe ou não é uma pasta. Confira o "
+                   "caminho (uma coleção de várias pastas precisa de todas)")
 FOLDER_BLANK = "{origin} está em branco: indique uma pasta (ex.: ~/projeto/docs)"
 FOLDER_NUL = "{origin} tem um caractere nulo no caminho {value!r}: corrija o caminho"
 FOLDER_NO_USER = (

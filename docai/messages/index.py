@@ -81,6 +81,9 @@ INDEX_IGNORED = (
     "virtuais, .gitignore e .docaiignore da pasta; !padrão no .docaiignore traz de volta)"
 )
 STATUS_DOCS = "Pasta: {docs}"
+STATUS_FOLDERS = "Pastas (uma coleção): {docs}"
+STATUS_EMBEDDED = "Embeddings: {embedded} de {chunks} trecho(s) ({model})"
+STATUS_SKIPPED_SEE = "{count} arquivo(s) ignorado(s): docai status diz cada um e por quê"
 STATUS_NOT_INDEXED = "Ainda não indexada: docai index (ou a primeira pergunta) constrói o índice."
 STATUS_FILES = "Arquivos indexados: {files} ({formats}); {chunks} trecho(s)"
 STATUS_WRITTEN = "Índice gravado em {time} (UTC)"

@@ -145,13 +145,15 @@ def _index(
         "SELECT id, source, sha256 FROM docai_files WHERE generation_id = %s", (target,))}
     conn.commit()
     root = settings.docs_dir
-    found = scan(root, follow_links=settings.follow_links, use_gitignore=settings.use_gitignore)
+    found = scan(root, follow_links=settings.follow_links, use_gitignore=settings.use_gitignore,
+                 link_roots=settings.link_roots())
     sources = [source_name(root, path) for path in found.files]
     counts = {"new": 0, "changed": 0, "unchanged": 0}
     skipped = list(found.skipped)
     terms: dict[str, int] = {}
     tasks = [(source, known[source][1] if source in known else None) for source in sources]
-    work = partial(parse_file, root, settings.chunking, follow_links=settings.follow_links)
+    work = partial(parse_file, root, settings.chunking, follow_links=settings.follow_links,
+                   link_roots=settings.link_roots())
     for parsed in parse_all(work, tasks, progress):  # in worker processes, as the local build
         old = known.get(parsed.source)
         if parsed.reused:

@@ -14,6 +14,7 @@ import re
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
+from docai.folders import file_inside
 from docai.records import Chunk
 
 # Control characters a loader removes from a local file (tab and newline stay), and ANSI/VT100
@@ -39,12 +40,7 @@ def local_file(docs_dir: Path, name: str) -> Path | None:
     not a safe one or the file (through any link) lies outside the folder."""
     if not safe_source(name):
         return None
-    root = docs_dir.resolve()
-    try:
-        path = (root / name).resolve()
-    except (OSError, RuntimeError):
-        return None
-    return path if path.is_relative_to(root) and path.is_file() else None
+    return file_inside(docs_dir, name)
 
 
 def clean_text(text: str) -> str:

@@ -237,9 +237,10 @@ def test_info_shows_what_is_in_force_and_set_changes_it_checked_as_the_options(
     assert "s3gredo" not in out
     assert re.search(r"modelo\s+deepseek-r1 \(ollama em http://ana:\*\*\*@127\.0\.0\.1:\d+\)",
                      first)
-    assert f"documentos      {docs.resolve()}" in first
+    assert f"  Pasta: {docs.resolve()}" in first
     assert str(tmp_path / "cache") in first
-    assert re.search(r"trechos\s+4 trecho\(s\) de 2 arquivo\(s\)", first)
+    assert "  Arquivos indexados: 2 (md 2); 4 trecho(s)" in first
+    assert "  A pasta não mudou desde então." in first
     assert re.search(r"busca\s+hybrid, k = 3, cobertura mínima 0\.65", first)
     assert "por significado desligada (--dense off)" in first
     assert "num_ctx         8192 tokens; temperatura 0.2" in first

@@ -51,7 +51,7 @@ def run(settings: Settings, *, embed: bool = False) -> int:
     for line in status_lines(report):
         print(line, file=sys.stderr)
     cache_dir = settings.resolved_cache_dir()
-    for line in summary_lines(report, settings.docs_dir, cache_dir):
+    for line in summary_lines(report, settings.shown_docs(), cache_dir):
         print(line)
     if copies := dedup.duplicate_count(stored.chunks.texts):
         print(messages.INDEX_DUPLICATES.format(count=copies))

@@ -31,7 +31,8 @@ def run(settings: Settings) -> int:
     if settings.verbosity > QUIET:
         report = opened.report
         where = (messages.MCP_STORE_WHERE.format(collection=settings.resolved_collection())
-                 if settings.store else messages.MCP_FOLDER_WHERE.format(docs=settings.docs_dir))
+                 if settings.store
+                 else messages.MCP_FOLDER_WHERE.format(docs=settings.shown_docs()))
         print(messages.MCP_READY.format(chunks=report.chunks, files=report.files,
                                         where=one_line(where)),
               file=sys.stderr, flush=True)

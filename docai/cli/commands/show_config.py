@@ -38,4 +38,6 @@ def _shown(key: str, sourced: Sourced) -> str:
         return "on" if value else "off"
     if key in ("server", "store"):
         return one_line(redact_url(str(value)))
+    if isinstance(value, tuple):  # several docs folders
+        return one_line(", ".join(str(item) for item in value))
     return one_line(str(value))

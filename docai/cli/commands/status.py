@@ -1,25 +1,13 @@
-"""`docai status`: what the index of a docs folder holds, read without changing anything.
-
-Files indexed by format, chunks, each file skipped with its reason, how many the ignore
-rules left out, when the index was last written, and whether the folder changed since (by
-size and modification time, as a start decides what to read again). `--json` gives the same
-as one object. It reads the stored index and walks the folder; it neither parses nor
-writes, so it is cheap on a large folder and safe beside a running REPL.
+"""`docai status`: what the index of a docs folder holds, read without changing anything
+(`cli.folder_status`); `--json` gives the same as one object. A store collection's status is
+what `docai store list` says of it.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any
-
-from docai import messages
-from docai.cli.terminal_text import json_text, one_line
-from docai.index import cache
-from docai.index.cache import FileEntry
-from docai.index.reuse import Survey, survey
-from docai.loading import display_name
+from docai.cli.folder_status import describe, summary_lines
+from docai.cli.terminal_text import json_text
+from docai.index.reuse import survey
 from docai.settings import Settings
 
 
@@ -28,73 +16,9 @@ def run(settings: Settings) -> int:
         from docai.cli.commands.store import collection_status
 
         return collection_status(settings)
-    found = survey(settings)
-    status = describe(found)
+    status = describe(survey(settings), settings)
     if settings.json_output:
         print(json_text(status))
     else:
-        print("\n".join(_human(status)))
+        print("\n".join(summary_lines(status)))
     return 0
-
-
-def describe(found: Survey) -> dict[str, Any]:
-    """The status of the folder `found` surveyed, as `--json` prints it."""
-    previous = found.previous
-    entries = previous.files if previous is not None else ()
-    indexed = [entry for entry in entries if entry.skipped is None]
-    saved = cache.saved_at_ns(found.directory) if previous is not None else None
-    known = {entry.source for entry in entries}
-    new = [source for source in found.sources if source not in known]
-    touched = [source for source in found.sources
-               if source in known and _modified(found.root / source, found.known[source])]
-    removed = sorted(known - set(found.sources))
-    skipped = [{"source": entry.source, "reason": entry.skipped}
-               for entry in entries if entry.skipped is not None]
-    skipped += [{"source": item.source, "reason": item.reason} for item in found.found.skipped]
-    return {
-        "docs": str(found.root.expanduser().resolve()),
-        "indexed": previous is not None,
-        "indexed_at": None if saved is None
-        else datetime.fromtimestamp(saved / 1e9, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "files": len(indexed),
-        "by_format": dict(sorted(Counter(_format(entry.source) for entry in indexed).items())),
-        "chunks": len(previous.chunks) if previous is not None else 0,
-        "skipped": sorted(skipped, key=lambda item: item["source"]),
-        "ignored_by_rules": found.found.ignored,
-        "changed_since": {"new": len(new), "changed": len(touched), "removed": len(removed)},
-    }
-
-
-def _modified(path: Path, entry: FileEntry) -> bool:
-    """Whether a file's size or modification time differs from when it was indexed."""
-    try:
-        info = path.stat()
-    except OSError:
-        return True
-    return (info.st_size, info.st_mtime_ns) != (entry.size, entry.mtime_ns)
-
-
-def _format(source: str) -> str:
-    name = source.lower()
-    return "rst" if name.endswith((".rst.txt", ".rest.txt")) else Path(name).suffix.lstrip(".")
-
-
-def _human(status: dict[str, Any]) -> list[str]:
-    lines = [messages.STATUS_DOCS.format(docs=one_line(status["docs"]))]
-    if not status["indexed"]:
-        return [*lines, messages.STATUS_NOT_INDEXED]
-    formats = ", ".join(f"{kind} {count}" for kind, count in status["by_format"].items())
-    lines.append(messages.STATUS_FILES.format(files=status["files"], formats=formats or "—",
-                                              chunks=status["chunks"]))
-    lines.append(messages.STATUS_WRITTEN.format(time=status["indexed_at"] or "?"))
-    changed = status["changed_since"]
-    lines.append(messages.STATUS_CHANGED.format(**changed) if any(changed.values())
-                 else messages.STATUS_UP_TO_DATE)
-    if status["ignored_by_rules"]:
-        lines.append(messages.STATUS_IGNORED.format(count=status["ignored_by_rules"]))
-    if status["skipped"]:
-        lines.append(messages.STATUS_SKIPPED.format(count=len(status["skipped"])))
-        lines += [messages.STATUS_SKIPPED_LINE.format(source=display_name(item["source"]),
-                                                      reason=one_line(item["reason"]))
-                  for item in status["skipped"]]
-    return lines
