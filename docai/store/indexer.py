@@ -5,14 +5,12 @@ is re-read, a deleted one removed. Each file's rows (file, chunks, postings, doc
 frequencies, the collection's totals) change in one transaction, so a reader sees the old or
 the new version of every file, never a mix, and a kill -9 loses only the file in flight.
 
-One indexer per collection at a time: a session advisory lock on the collection's name.
-A second indexer *waits* for it (saying so once) rather than exiting: a CI job and a cron
-that start together both finish, one after the other, and the lock goes with the
-connection, so a killed indexer never leaves it held.
+One indexer per collection at a time: a session advisory lock on the collection's name. A
+second indexer *waits* for it (saying so once): a CI job and a cron that start together both
+finish, and the lock goes with the connection, so a killed indexer never leaves it held.
 
-`--rebuild`, or a docai whose parser, chunker or analyser changed, builds a new generation
-the readers do not see and switches the collection to it in one UPDATE; an interrupted
-rebuild is resumed by the next run (its finished files kept), whatever its options.
+`--rebuild` or a new parser, chunker or analyser builds a generation the readers do not see
+and switches to it in one UPDATE; the next run resumes an interrupted one, whatever its options.
 """
 
 from __future__ import annotations
@@ -144,16 +142,16 @@ def _index(
     known = {source: (file_id, sha256) for file_id, source, sha256 in conn.execute(
         "SELECT id, source, sha256 FROM docai_files WHERE generation_id = %s", (target,))}
     conn.commit()
-    root = settings.docs_dir
+    root, links = settings.docs_dir, settings.link_roots()
     found = scan(root, follow_links=settings.follow_links, use_gitignore=settings.use_gitignore,
-                 link_roots=settings.link_roots())
+                 link_roots=links)
     sources = [source_name(root, path) for path in found.files]
     counts = {"new": 0, "changed": 0, "unchanged": 0}
     skipped = list(found.skipped)
     terms: dict[str, int] = {}
     tasks = [(source, known[source][1] if source in known else None) for source in sources]
     work = partial(parse_file, root, settings.chunking, follow_links=settings.follow_links,
-                   link_roots=settings.link_roots())
+                   link_roots=links)
     for parsed in parse_all(work, tasks, progress):  # in worker processes, as the local build
         old = known.get(parsed.source)
         if parsed.reused:

@@ -8,16 +8,9 @@ import json
 from pathlib import Path
 
 from tests.support.docai_cli import InProcessDocai
+from tests.support.sample_docs import write_docs
 
 PAGE = "# {title}\n\n## Uso\n\nO termo {term} aparece só nesta página.\n"
-
-
-def write(folder: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return folder
 
 
 def sources(docai: InProcessDocai, docs: Path, term: str, *env: str) -> list[str]:
@@ -30,7 +23,7 @@ def test_rules_keep_files_out_and_a_negation_brings_a_folder_back(
     tmp_path: Path, docai: InProcessDocai, monkeypatch
 ) -> None:
     docai.use_env(tmp_path, "http://127.0.0.1:9")
-    docs = write(tmp_path / "docs", {
+    docs = write_docs(tmp_path / "docs", {
         "guia.md": PAGE.format(title="Guia", term="alfazeta"),
         "rascunhos/ideia.md": PAGE.format(title="Ideia", term="betazeta"),
         "gerado.md": PAGE.format(title="Gerado", term="gamazeta"),
@@ -54,7 +47,7 @@ def test_status_lists_what_was_indexed_skipped_and_changed_without_changing_anyt
     tmp_path: Path, docai: InProcessDocai
 ) -> None:
     docai.use_env(tmp_path, "http://127.0.0.1:9")
-    docs = write(tmp_path / "docs", {
+    docs = write_docs(tmp_path / "docs", {
         "guia.md": PAGE.format(title="Guia", term="alfazeta"),
         "api.rst": "API\n===\n\nO termo betazeta.\n",
         "vazio.md": "\n",

@@ -14,17 +14,10 @@ import pexpect
 
 from tests.support.docai_cli import DOCAI, InProcessDocai, docai_env
 from tests.support.fake_ollama import FakeOllama
+from tests.support.sample_docs import write_docs
 
 PROMPT = "docai>"
 PAGE = "# {title}\n\n## Uso\n\nO termo {term} aparece só nesta página.\n"
-
-
-def write(folder: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return folder
 
 
 def search(docai: InProcessDocai, term: str, *docs: Path) -> list[str]:
@@ -38,8 +31,8 @@ def test_two_folders_give_labelled_sources_and_a_change_rereads_only_its_file(
     tmp_path: Path, docai: InProcessDocai
 ) -> None:
     docai.use_env(tmp_path, "http://127.0.0.1:9")
-    api = write(tmp_path / "api", {"guia.md": PAGE.format(title="API", term="alfazeta")})
-    manual = write(tmp_path / "manual", {
+    api = write_docs(tmp_path / "api", {"guia.md": PAGE.format(title="API", term="alfazeta")})
+    manual = write_docs(tmp_path / "manual", {
         "guia.md": PAGE.format(title="Manual", term="betazeta"),
         "cap1.md": PAGE.format(title="Capítulo", term="gamazeta"),
     })
@@ -64,8 +57,8 @@ def test_folders_of_the_same_name_are_told_apart_by_their_parent(
     tmp_path: Path, docai: InProcessDocai
 ) -> None:
     docai.use_env(tmp_path, "http://127.0.0.1:9")
-    first = write(tmp_path / "v1" / "docs", {"a.md": PAGE.format(title="Um", term="alfazeta")})
-    second = write(tmp_path / "v2" / "docs",
+    first = write_docs(tmp_path / "v1" / "docs", {"a.md": PAGE.format(title="Um", term="alfazeta")})
+    second = write_docs(tmp_path / "v2" / "docs",
                    {"a.md": PAGE.format(title="Dois", term="betazeta")})
     assert search(docai, "alfazeta", first, second) == ["v1-docs/a.md"]
     assert search(docai, "betazeta", first, second) == ["v2-docs/a.md"]
@@ -75,14 +68,14 @@ def test_each_folder_keeps_its_rules_and_its_links_stay_inside_the_folders(
     tmp_path: Path, docai: InProcessDocai
 ) -> None:
     docai.use_env(tmp_path, "http://127.0.0.1:9")
-    secret = write(tmp_path / "privado",
+    secret = write_docs(tmp_path / "privado",
                    {"chave.md": PAGE.format(title="Chave", term="zetasecreta")})
-    api = write(tmp_path / "api", {
+    api = write_docs(tmp_path / "api", {
         "guia.md": PAGE.format(title="API", term="alfazeta"),
         "gerado.md": PAGE.format(title="Gerado", term="gamazeta"),
         ".gitignore": "gerado.md\n",
     })
-    manual = write(tmp_path / "manual", {"cap.md": PAGE.format(title="Cap", term="betazeta")})
+    manual = write_docs(tmp_path / "manual", {"cap.md": PAGE.format(title="Cap", term="betazeta")})
     (manual / "fora.md").symlink_to(secret / "chave.md")
     (manual / "da-api.md").symlink_to(api / "guia.md")  # into another folder of the collection
     assert search(docai, "gamazeta", api, manual) == []  # api's own .gitignore
@@ -98,8 +91,8 @@ def test_a_list_in_the_config_file_and_the_mistakes_named(
     tmp_path: Path, docai: InProcessDocai
 ) -> None:
     docai.use_env(tmp_path, "http://127.0.0.1:9")
-    api = write(tmp_path / "api", {"guia.md": PAGE.format(title="API", term="alfazeta")})
-    manual = write(tmp_path / "manual", {"cap.md": PAGE.format(title="Cap", term="betazeta")})
+    api = write_docs(tmp_path / "api", {"guia.md": PAGE.format(title="API", term="alfazeta")})
+    manual = write_docs(tmp_path / "manual", {"cap.md": PAGE.format(title="Cap", term="betazeta")})
     config = tmp_path / "config" / "docai" / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(f'docs = ["{api}", "{manual}"]\n', encoding="utf-8")
@@ -116,8 +109,8 @@ def test_a_list_in_the_config_file_and_the_mistakes_named(
 
 
 def test_the_repl_cites_each_folder_by_its_label_and_follows_both(tmp_path: Path) -> None:
-    api = write(tmp_path / "api", {"guia.md": PAGE.format(title="API", term="alfazeta")})
-    manual = write(tmp_path / "manual", {"cap.md": PAGE.format(title="Cap", term="betazeta")})
+    api = write_docs(tmp_path / "api", {"guia.md": PAGE.format(title="API", term="alfazeta")})
+    manual = write_docs(tmp_path / "manual", {"cap.md": PAGE.format(title="Cap", term="betazeta")})
     with FakeOllama(reply="Resposta [1].", think_shape="none") as fake:
         child = pexpect.spawn(DOCAI, ["--docs", str(api), "--docs", str(manual),
                                       "--dense", "off"],
@@ -128,7 +121,7 @@ def test_the_repl_cites_each_folder_by_its_label_and_follows_both(tmp_path: Path
         child.sendline("O que é betazeta?")
         child.expect(r"\[1\] manual/cap\.md:3 > Cap > Uso")
         child.expect(PROMPT)
-        page = write(api, {"novo.md": PAGE.format(title="Novo", term="deltazeta")}) / "novo.md"
+        page = write_docs(api, {"novo.md": PAGE.format(title="Novo", term="deltazeta")}) / "novo.md"
         past = time.time() - 30
         os.utime(page, (past, past))
         child.sendline("O que é deltazeta?")
