@@ -33,11 +33,11 @@ from docai.retrieval.dense import open_dense
 from docai.settings import QUIET, Settings
 
 # At most this many windows without vectors are embedded by a plain `docai index`: under a
-# minute with the bundled model on a quiet 2-core machine (9-11 windows/s in make bench; a
-# CPU busy with other work can be ten times slower, and Ctrl-C keeps what was done), once,
-# after the index itself. That is a folder of about 200-250 chunks (the docai guide: 97
-# chunks, 140 windows; the Debian FAQ: 181 chunks, 486 windows).
-UP_FRONT_WINDOWS = 600
+# minute with the bundled model on a quiet 2-core machine (about 20 windows/s in make bench's
+# `bench.first_question`; a CPU busy with other work can be ten times slower, and Ctrl-C
+# keeps what was done), once, after the index itself. That is a folder of about 400 chunks
+# (the docai guide: 119 chunks, about 170 windows; the Debian FAQ: 181 chunks, 486 windows).
+UP_FRONT_WINDOWS = 1000
 
 
 def run(settings: Settings, *, embed: bool = False) -> int:
