@@ -49,6 +49,7 @@ bench: install
 	$(BIN)/python -m bench $(BENCH_FLAGS)
 	$(BIN)/python -m bench.store
 	$(BIN)/python -m bench.change_check
+	$(BIN)/python -m bench.first_question
 
 # Lexical figures of every set, follow-ups, the dense default (the bundled model, for real)
 # on three blind sets pooled (fails when it drops below the lexical default there), then the
