@@ -121,7 +121,7 @@ def _blocks(node: nodes.Element, source: str) -> Iterator[Block]:
     elif isinstance(node, (nodes.bullet_list, nodes.enumerated_list)):
         yield Block(_list(node), location)
     elif isinstance(node, nodes.definition_list):
-        yield Block(_definitions(node), location)
+        yield from _definitions(node, source)
     elif isinstance(node, nodes.field_list):
         yield Block(_fields(node), location)
     elif isinstance(node, nodes.option_list):
@@ -202,18 +202,22 @@ def _list(node: nodes.Element) -> str:
     return "\n".join(lines)
 
 
-def _definitions(node: nodes.Element) -> str:
-    parts = []
+def _definitions(node: nodes.Element, source: str) -> Iterator[Block]:
+    """Each term a block and each paragraph of its definition another, as Sphinx's HTML
+    writes them (`<dt>`, then `<dd>` holding `<p>`s): a long list (Debian Policy's build
+    options) then packs into chunks as its HTML page does, instead of one block the chunker
+    can only cut at a line."""
     for item in node.children:
         if not isinstance(item, nodes.Element):
             continue
         terms = [" ".join(_inline(child).split()) for child in item.children
                  if isinstance(child, (nodes.term, nodes.classifier))]
-        body = [block.text for child in item.children if isinstance(child, nodes.definition)
-                for grand in child.children if isinstance(grand, nodes.Element)
-                for block in _blocks(grand, "") if block.text]
-        parts.append(" : ".join(terms) + ("\n" + "\n".join(body) if body else ""))
-    return "\n".join(parts)
+        yield Block(" : ".join(terms), _location(item, source))
+        for child in item.children:
+            if isinstance(child, nodes.definition):
+                for grand in child.children:
+                    if isinstance(grand, nodes.Element):
+                        yield from _blocks(grand, source)
 
 
 def _fields(node: nodes.Element) -> str:

@@ -315,3 +315,19 @@ def test_asciidoc_two_line_titles_and_macros_as_git_writes_them(tmp_path: Path) 
     ]
     assert "can run commit-msg hooks, see githooks(5)." in doc.sections[1].text
     assert "$ git commit" in doc.sections[1].text
+
+
+def test_a_rest_definition_list_reads_in_the_blocks_of_its_html_page(tmp_path: Path) -> None:
+    """Sphinx writes a definition list as `<dt>` and `<dd><p>`; the reST source must give the
+    same blocks, or a long list packs into chunks differently from its HTML twin."""
+    items = [(f"flag{n}", f"This tag says to do thing number {n} during the build.")
+             for n in range(3)]
+    rest = "Options\n=======\n\nSupporting the variable is recommended.\n\n" + "".join(
+        f"{term}\n    {body}\n\n" for term, body in items)
+    html = ("<html><body><h1>Options</h1><p>Supporting the variable is recommended.</p><dl>"
+            + "".join(f"<dt>{term}</dt><dd><p>{body}</p></dd>" for term, body in items)
+            + "</dl></body></html>")
+    from_rest = document(load(tmp_path, "options.rst", rest)).sections[0].text
+    from_html = document(load(tmp_path, "options.html", html)).sections[0].text
+    assert from_rest == from_html
+    assert "flag1\n\nThis tag says to do thing number 1" in from_rest
