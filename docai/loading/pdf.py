@@ -6,7 +6,9 @@ page (else at the top of that page); the document's Title metadata as its title.
 What is changed: words hyphenated across a line end are joined ("configu-\\nration" ->
 "configuration") when the next line goes on in lower case; a line that opens or closes
 most pages (a running header, a footer, a page number, compared with digits ignored) is
-dropped.
+dropped, and so is one that is an outline entry's title with a page number before or after
+it (a book's running header names the chapter or section the page is in: "72 Chapter 8.
+Shared libraries", "8.6. Dependencies between the library and other packages 73").
 What is not read: images (no OCR: a PDF without a text layer is skipped with that
 reason), annotations, form fields, attachments. Tables and columns come out as PDFium
 orders their text. A password-protected or damaged PDF is skipped with its reason.
@@ -28,6 +30,9 @@ from docai.records import Location, Section
 _HYPHENATED = re.compile(r"(\w)(?:[-\u00ad\x02]\n|\ufffe\n?)(?=[a-zà-ÿ])")
 _LINE_END_HYPHEN = "\ufffe"
 _DIGITS = re.compile(r"\d+")
+_RUNNING_HEADER = re.compile(
+    r"(?:(?P<before>\d+)\s+)?(?:chapter\s+\d+\.?\s+|[\d.]+\s+)?(?P<title>.+?)"
+    r"(?:\s+(?P<after>\d+))?", re.IGNORECASE)
 # How many lines at each end of a page may be running headers or footers, and on what
 # share of pages a line must repeat there to count as one (only with this many pages).
 _EDGE_LINES = 2
@@ -65,7 +70,7 @@ def parse_pdf(data: bytes, origin: Origin) -> Parsed:
         document.close()
     if sum(1 for page in pages for char in page if char.isalpha()) < _MIN_LETTERS:
         raise UnusableFile(messages.LOAD_SKIP_PDF_NO_TEXT)
-    pages = drop_repeated_edges(pages)
+    pages = drop_repeated_edges(pages, {_words(entry.title) for entry in outline})
     return Parsed(title, page_sections(pages, outline, title))
 
 
@@ -90,26 +95,42 @@ def clean_page(text: str) -> str:
     return "\n".join(lines).strip("\n")
 
 
-def drop_repeated_edges(pages: list[str]) -> list[str]:
+def drop_repeated_edges(pages: list[str], titles: frozenset[str] | set[str] = frozenset()
+                        ) -> list[str]:
     """Pages without the lines that open or close most of them (headers, footers, page
-    numbers), compared with their digits ignored ("Page 3 of 9" is "Page # of #")."""
-    if len(pages) < _MIN_PAGES_FOR_REPEATS:
-        return pages
-    seen: Counter[str] = Counter()
-    for page in pages:
-        seen.update({_shape(line) for line in _edges(page)})
-    threshold = _REPEATED_SHARE * len(pages)
-    repeated = {shape for shape, count in seen.items() if count >= threshold and shape}
-    if not repeated:
+    numbers), compared with their digits ignored ("Page 3 of 9" is "Page # of #"), nor the
+    edge lines that are one of `titles` (outline titles, `_words`) beside a page number."""
+    repeated: set[str] = set()
+    if len(pages) >= _MIN_PAGES_FOR_REPEATS:
+        seen: Counter[str] = Counter()
+        for page in pages:
+            seen.update({_shape(line) for line in _edges(page)})
+        threshold = _REPEATED_SHARE * len(pages)
+        repeated = {shape for shape, count in seen.items() if count >= threshold and shape}
+    if not repeated and not titles:
         return pages
     cleaned = []
     for page in pages:
         lines = page.split("\n")
         edge = set(range(_EDGE_LINES)) | set(range(len(lines) - _EDGE_LINES, len(lines)))
         kept = [line for number, line in enumerate(lines)
-                if not (number in edge and _shape(line) in repeated)]
+                if not (number in edge and (_shape(line) in repeated
+                                            or _running_title(line) in titles))]
         cleaned.append("\n".join(kept).strip("\n"))
     return cleaned
+
+
+def _running_title(line: str) -> str | None:
+    """The title a running header names, when `line` is one: a page number, then the title
+    (after "Chapter 8." or a section number), or the title then a page number."""
+    match = _RUNNING_HEADER.fullmatch(line.strip())
+    if match is None or (match["before"] is None) == (match["after"] is None):
+        return None
+    return _words(match["title"])
+
+
+def _words(title: str) -> str:
+    return " ".join(title.split()).casefold()
 
 
 def _edges(page: str) -> list[str]:
@@ -150,12 +171,16 @@ def page_sections(pages: list[str], outline: list[_Entry], title: str) -> tuple[
 
 
 def _find_title(text: str, title: str, start: int) -> int:
-    """Where the line holding `title` begins in `text` (from `start`), else `start`."""
+    """Where the line holding `title` begins in `text` (from `start`), else `start`: the
+    line that is the title (after its section number, "5.6.21 Files") if there is one, for
+    a short title also appears in the text before its heading ("the Packages files")."""
     words = title.split()
     if not words:
         return start
     pattern = r"\s+".join(re.escape(word) for word in words)
-    match = re.compile(pattern, re.IGNORECASE).search(text, start)
+    heading = re.compile(rf"^[ \t]*(?:[\d.]+[ \t]+)?{pattern}[ \t]*$",
+                         re.IGNORECASE | re.MULTILINE).search(text, start)
+    match = heading or re.compile(pattern, re.IGNORECASE).search(text, start)
     if match is None:
         return start
     return text.rfind("\n", start, match.start()) + 1 or start

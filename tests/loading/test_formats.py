@@ -331,3 +331,27 @@ def test_a_rest_definition_list_reads_in_the_blocks_of_its_html_page(tmp_path: P
     from_html = document(load(tmp_path, "options.html", html)).sections[0].text
     assert from_rest == from_html
     assert "flag1\n\nThis tag says to do thing number 1" in from_rest
+
+
+def test_pdf_running_headers_naming_a_section_are_dropped_and_a_short_title_found_on_its_line(
+    tmp_path: Path,
+) -> None:
+    """A book's header names the page's chapter or section beside the page number, so it
+    repeats on a few pages only; and a short outline title ("Files") also occurs in the text
+    above its heading, which must stay with the section before."""
+    pages = [
+        ["2.1 Sizes", "The size is given in kibibytes, divided by 1024.", "more size words",
+         "2.1. Sizes 11"],
+        ["12 Chapter 2. Fields", "The Packages files list the size too.", "2.2 Files",
+         "This field lists files."],
+        ["2.2. Files 13", "Each line names one file.", "files words", "last line"],
+    ]
+    data = make_pdf(pages, outline=[("Fields", 0), ("Sizes", 0), ("Files", 1)])
+    doc = document(load(tmp_path, "manual.pdf", data))
+    text = "\n".join(section.text for section in doc.sections)
+    for header in ("2.1. Sizes 11", "12 Chapter 2. Fields", "2.2. Files 13"):
+        assert header not in text, header
+    before = [s for s in doc.sections if s.heading_path[-1] == "Sizes"]
+    assert any("The Packages files list the size too." in s.text for s in before)
+    files = [s for s in doc.sections if s.heading_path[-1] == "Files"]
+    assert files[0].text.startswith("2.2 Files") and files[0].location == Location("page", 2)
