@@ -75,7 +75,7 @@ def chunk_document(document: Document, settings: ChunkSettings) -> tuple[Chunk, 
                     ordinal=len(chunks),
                     text=text,
                     tokens=span.tokens,
-                    location=section.location,
+                    location=section.location_at(span.overlap_start),
                 )
             )
     return tuple(chunks)

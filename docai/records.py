@@ -34,11 +34,26 @@ class Location:
 @dataclass(frozen=True, slots=True)
 class Section:
     """A run of body text under one heading path (e.g. ("Install", "With pip")), and
-    where it starts in its file when the format says (None for plain text)."""
+    where it starts in its file when the format says (None for plain text).
+
+    `turns` are the places inside `text` where the location moves on, as (offset, location)
+    in order: a PDF section running over a page break is one section (chunked as one run of
+    text, as its HTML twin is) whose chunks still cite the page each one starts on.
+    """
 
     heading_path: tuple[str, ...]
     text: str
     location: Location | None = None
+    turns: tuple[tuple[int, Location], ...] = ()
+
+    def location_at(self, offset: int) -> Location | None:
+        """The location of the text at `offset`."""
+        here = self.location
+        for start, location in self.turns:
+            if start > offset:
+                break
+            here = location
+        return here
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ Shared libraries", "8.6. Dependencies between the library and other packages 73"
 What is not read: images (no OCR: a PDF without a text layer is skipped with that
 reason), annotations, form fields, attachments. Tables and columns come out as PDFium
 orders their text. A password-protected or damaged PDF is skipped with its reason.
-Every section is cited by its page (`manual.pdf p. 47`).
+Every passage is cited by the page it starts on (`manual.pdf p. 47`).
 """
 
 from __future__ import annotations
@@ -144,12 +144,14 @@ def _shape(line: str) -> str:
 
 def page_sections(pages: list[str], outline: list[_Entry], title: str) -> tuple[Section, ...]:
     """Each page's text under the outline path in force, split where an entry's title
-    appears on its page; every piece cited by its page number."""
+    appears on its page. A section that runs over a page break stays one section (chunked
+    as its HTML twin's would be), each page's start kept as a turn so a chunk cites the
+    page it starts on."""
     starts: dict[int, list[_Entry]] = {}
     for entry in outline:
         starts.setdefault(entry.page, []).append(entry)
     stack: list[_Entry] = []
-    sections: list[Section] = []
+    pieces: list[tuple[tuple[str, ...], str, Location]] = []
 
     def path() -> tuple[str, ...]:
         return tuple(entry.title for entry in stack) or (title,)
@@ -160,13 +162,27 @@ def page_sections(pages: list[str], outline: list[_Entry], title: str) -> tuple[
         for entry in starts.get(number, []):
             found = _find_title(text, entry.title, cursor)
             if found > cursor and text[cursor:found].strip():
-                sections.append(Section(path(), text[cursor:found].strip("\n"), location))
+                pieces.append((path(), text[cursor:found].strip("\n"), location))
             cursor = max(cursor, found)
             while stack and stack[-1].level >= entry.level:
                 stack.pop()
             stack.append(entry)
         if text[cursor:].strip():
-            sections.append(Section(path(), text[cursor:].strip("\n"), location))
+            pieces.append((path(), text[cursor:].strip("\n"), location))
+    return _joined(pieces)
+
+
+def _joined(pieces: list[tuple[tuple[str, ...], str, Location]]) -> tuple[Section, ...]:
+    """Consecutive pieces under one heading path as one section with page turns."""
+    sections: list[Section] = []
+    for heading_path, text, location in pieces:
+        last = sections[-1] if sections else None
+        if last is not None and last.heading_path == heading_path:
+            turn = (len(last.text) + 1, location)
+            sections[-1] = Section(heading_path, last.text + "\n" + text, last.location,
+                                   (*last.turns, turn))
+        else:
+            sections.append(Section(heading_path, text, location))
     return tuple(sections)
 
 

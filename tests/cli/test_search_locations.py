@@ -33,7 +33,8 @@ def docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pages = [[f"Manual page {n} about topic {word}"] for n, word in
              enumerate(["alpha", "beta", "gamma"], 1)]
     pages[2].append("The quokka calibration needs a torque of nine newtons.")
-    (root / "manual.pdf").write_bytes(make_pdf(pages))
+    (root / "manual.pdf").write_bytes(make_pdf(pages, outline=[("Alpha", 0), ("Beta", 1),
+                                                               ("Gamma", 2)]))
     (root / "analise.ipynb").write_text(json.dumps({"nbformat": 4, "metadata": {}, "cells": [
         {"cell_type": "markdown", "metadata": {}, "source": "# Análise\n\nDados de vendas."},
         {"cell_type": "code", "metadata": {}, "outputs": [],

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -155,9 +156,30 @@ def test_pdf_pages_outline_and_cleaned_text(tmp_path: Path) -> None:
     assert "ACME Widget Manual" not in text and "of 5" not in text  # header, footer dropped
     by_page = {section.location.number: section.heading_path for section in doc.sections
                if section.location is not None}
-    assert by_page[1] == ("Intro",) and by_page[4] == ("Install",)
+    assert by_page[1] == ("Intro",) and by_page[3] == ("Install",)
+    install = next(s for s in doc.sections if s.heading_path == ("Install",))
+    assert [location.number for _, location in install.turns] == [4, 5]  # one section
     assert all(section.location and section.location.unit == "page"
                for section in doc.sections)
+
+
+def test_a_pdf_section_over_page_breaks_is_chunked_whole_each_chunk_citing_its_page(
+    tmp_path: Path,
+) -> None:
+    """As its HTML twin would be: chunks do not stop at a page's end, and each cites the
+    page it starts on."""
+    from docai.chunking import ChunkSettings, chunk_document
+
+    pages = [[f"Page {n} word{n}x{line} " * 4 for line in range(25)] for n in range(1, 5)]
+    doc = document(load(tmp_path, "long.pdf", make_pdf(pages, outline=[("Setup", 0)])))
+    assert len(doc.sections) == 1
+    chunks = chunk_document(doc, ChunkSettings())
+    assert len(chunks) > 1
+    for chunk in chunks:
+        assert chunk.location is not None
+        first = re.search(r"word(\d+)x", chunk.text.split("\n", 1)[1])  # wordNx... on page N
+        assert first is not None and chunk.location.number == int(first[1])
+    assert chunks[-1].location is not None and chunks[-1].location.number > 1
 
 
 def test_pdf_without_text_layer_or_broken_is_skipped_with_the_reason(tmp_path: Path) -> None:
