@@ -8,11 +8,15 @@ lexical default (words only, `--dense off`), its gold sources mapped form by for
 question whose gold answer no chunk of some form holds is left out of every form of that
 twin (and counted), so the forms are compared on the same questions.
 
-Usage: scripts/eval_formats.py [--fetch] [--check] [--twins NAME,...]
-  --fetch   download the Debian packages (`apt-get download`) and unpack them under
-            tests/eval/data/formats/ (nothing else is downloaded);
+With `--dense` each form is also scored with the dense default as a fresh cache gives it
+(every candidate embedded by the bundled model, no whole-collection ranking, as
+`eval.py --dense-ci`), its vectors kept under the forms' cache.
+
+Usage: scripts/eval_formats.py [--fetch] [--check] [--dense] [--twins NAME,...]
+  --fetch   download the pinned Debian packages (`apt-get download`) and unpack them under
+            tests/eval/data/formats/ (also done when that folder is missing);
   --check   exit 1 when a form's hit@3 or MRR@10 is more than PARITY below its HTML
-            twin's (the gate `make eval` can run for the reST and PDF twins).
+            twin's (`make eval` runs it words only; every twin must hold).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,15 +39,18 @@ sys.path.insert(0, str(ROOT))
 from docai.answer.prompt import prompt_budget  # noqa: E402
 from docai.cli.commands.evaluate import load_questions  # noqa: E402
 from docai.retrieval import evaluation  # noqa: E402
-from docai.retrieval.evaluation import Gold, Question  # noqa: E402
-from docai.retrieval.search_index import open_index  # noqa: E402
+from docai.retrieval.dense import DenseRanking  # noqa: E402
+from docai.retrieval.evaluation import Gold, Outcome, Question  # noqa: E402
+from docai.retrieval.params import RetrievalParams  # noqa: E402
+from docai.retrieval.search_index import SearchIndex, open_index  # noqa: E402
 from docai.retrieval.verdict import retrieve, search  # noqa: E402
 from docai.settings import Settings  # noqa: E402
 
 DATA = ROOT / "tests" / "eval" / "data" / "formats"
 PARITY = 0.03
 BUDGET = prompt_budget(Settings().num_ctx)  # the longest fallback file `docai ask` allows
-PACKAGES = ("debian-policy", "python-flask-doc", "git-doc")
+# Pinned (Debian 12's versions), so the figures are of the same text on every machine.
+PACKAGES = ("debian-policy=4.6.2.0", "python-flask-doc=2.2.2-3", "git-doc=1:2.39.5-0+deb12u3")
 POLICY = "usr/share/doc/debian-policy"
 FLASK = "usr/share/doc/python-flask-doc/html"
 GIT = "usr/share/doc/git-doc"
@@ -100,7 +107,8 @@ TWINS = (
 def fetch() -> None:
     """The Debian packages, unpacked, and each form in a folder of its own."""
     with tempfile.TemporaryDirectory() as work:
-        subprocess.run(["apt-get", "download", *PACKAGES], cwd=work, check=True)
+        Path(work).chmod(0o755)  # apt's download user must be able to enter it
+        subprocess.run(["apt-get", "download", "-q", *PACKAGES], cwd=work, check=True)
         unpacked = Path(work) / "root"
         for deb in Path(work).glob("*.deb"):
             subprocess.run(["dpkg-deb", "-x", str(deb), str(unpacked)], check=True)
@@ -150,60 +158,94 @@ def main(argv: Sequence[str] = ()) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fetch", action="store_true")
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--dense", action="store_true")
     parser.add_argument("--twins", default="")
     args = parser.parse_args(argv)
     if args.fetch or not DATA.exists():
         fetch()
     wanted = set(filter(None, args.twins.split(",")))
-    failures = []
-    rows = []
+    failures: list[str] = []
+    rows: list[dict[str, object]] = []
     for twin in TWINS:
-        if wanted and twin.name not in wanted:
-            continue
-        questions = load_questions(twin.qa_file)
-        opened = {}
-        left_out: set[str] = set()
-        for form in twin.forms:
-            settings = Settings(docs_dir=DATA / form.folder, cache_dir=DATA / "cache",
-                                dense=False)
-            index, report = open_index(settings)
-            for problem in evaluation.check_gold(mapped(questions, form), index.chunks):
-                left_out.add(problem.split(":", 1)[0])
-            opened[form.label] = (index, report)
-        kept = [q for q in questions if q.id not in left_out]
-        print(f"\n== {twin.name} ({'blind' if twin.blind else 'tuned on its HTML form'}): "
-              f"{len(kept)} of {len(questions)} questions "
-              f"({len(left_out)} left out: a gold answer missing from some form's chunks"
-              f"{': ' + ', '.join(sorted(left_out)) if left_out else ''})")
-        print(f"{'form':<6}{'files':>7}{'chunks':>8}{'hit@1':>7}{'hit@3':>7}{'MRR@10':>8}"
-              f"{'refC':>6}")
-        baseline = None
-        for form in twin.forms:
-            index, report = opened[form.label]
-            outcomes = evaluation.evaluate(
-                mapped(kept, form),
-                lambda q, k, index=index: search(index, q, k, 0.0, None),
-                lambda q, index=index: retrieve(index, q, Settings().top_k, None, None,
-                                                max_file_tokens=BUDGET))
-            summary = evaluation.summarise(outcomes)
-            overall = summary.overall
-            print(f"{form.label:<6}{report.files:>7}{report.chunks:>8}{overall.hit_at(1):>7.2f}"
-                  f"{overall.hit_at(3):>7.2f}{overall.mrr:>8.2f}"
-                  f"{summary.refusals.covered_refused:>6}")
-            rows.append({"twin": twin.name, "form": form.label, "blind": twin.blind,
-                         "questions": overall.questions, "hit@3": round(overall.hit_at(3), 3),
-                         "mrr@10": round(overall.mrr, 3)})
-            if baseline is None:
-                baseline = overall
-            elif (overall.hit_at(3) < baseline.hit_at(3) - PARITY
-                  or overall.mrr < baseline.mrr - PARITY):
-                failures.append(f"{twin.name} {form.label}: hit@3 {overall.hit_at(3):.2f} / "
-                                f"MRR {overall.mrr:.2f} against HTML {baseline.hit_at(3):.2f} / "
-                                f"{baseline.mrr:.2f}")
+        if not wanted or twin.name in wanted:
+            failures += _score_twin(twin, args.dense, rows)
     print("\n" + json.dumps(rows))
     for failure in failures:
         print("parity missed:", failure)
+    if not failures:
+        print("parity held: every form within", PARITY, "of its HTML twin")
     return 1 if args.check and failures else 0
+
+
+def _score_twin(twin: Twin, dense: bool, rows: list[dict[str, object]]) -> list[str]:
+    """Print the twin's table; add its rows; return the parity misses."""
+    questions = load_questions(twin.qa_file)
+    opened = {}
+    left_out: set[str] = set()
+    for form in twin.forms:
+        settings = Settings(docs_dir=DATA / form.folder, cache_dir=DATA / "cache", dense=False)
+        index, report = open_index(settings)
+        for problem in evaluation.check_gold(mapped(questions, form), index.chunks):
+            left_out.add(problem.split(":", 1)[0])
+        opened[form.label] = (settings, index, report)
+    kept = [q for q in questions if q.id not in left_out]
+    print(f"\n== {twin.name} ({'blind' if twin.blind else 'tuned on its HTML form'}): "
+          f"{len(kept)} of {len(questions)} questions "
+          f"({len(left_out)} left out: a gold answer missing from some form's chunks"
+          f"{': ' + ', '.join(sorted(left_out)) if left_out else ''})")
+    print(f"{'form':<9}{'files':>6}{'chunks':>7}{'hit@1':>7}{'hit@3':>7}{'MRR@10':>8}{'refC':>6}"
+          + (f"{'dense hit@3':>13}{'MRR@10':>8}" if dense else ""))
+    failures = []
+    baseline: dict[str, evaluation.Scores] = {}
+    for form in twin.forms:
+        settings, index, report = opened[form.label]
+        figures = {"words": evaluation.summarise(_outcomes(mapped(kept, form), index, None))}
+        if dense:
+            figures["dense"] = evaluation.summarise(_dense_outcomes(mapped(kept, form),
+                                                                    settings, index))
+        words = figures["words"].overall
+        line = (f"{form.label:<9}{report.files:>6}{report.chunks:>7}{words.hit_at(1):>7.2f}"
+                f"{words.hit_at(3):>7.2f}{words.mrr:>8.2f}"
+                f"{figures['words'].refusals.covered_refused:>6}")
+        if dense:
+            meaning = figures["dense"].overall
+            line += f"{meaning.hit_at(3):>13.2f}{meaning.mrr:>8.2f}"
+        print(line)
+        for mode, summary in figures.items():
+            overall = summary.overall
+            rows.append({"twin": twin.name, "form": form.label, "mode": mode,
+                         "blind": twin.blind, "questions": overall.questions,
+                         "hit@3": round(overall.hit_at(3), 3), "mrr@10": round(overall.mrr, 3)})
+            base = baseline.setdefault(mode, overall)
+            if base is not overall and (overall.hit_at(3) < base.hit_at(3) - PARITY
+                                        or overall.mrr < base.mrr - PARITY):
+                failures.append(f"{twin.name} {form.label} ({mode}): hit@3 "
+                                f"{overall.hit_at(3):.2f} / MRR {overall.mrr:.2f} against HTML "
+                                f"{base.hit_at(3):.2f} / {base.mrr:.2f}")
+    return failures
+
+
+def _outcomes(questions: Sequence[Question], index: SearchIndex,
+              dense: DenseRanking | None) -> list[Outcome]:
+    return evaluation.evaluate(
+        questions,
+        lambda q, k: search(index, q, k, 0.0, dense),
+        lambda q: retrieve(index, q, Settings().top_k, None, dense, max_file_tokens=BUDGET))
+
+
+def _dense_outcomes(questions: Sequence[Question], settings: Settings,
+                    index: SearchIndex) -> list[Outcome]:
+    """The dense default as a fresh cache gives it (as `eval.py --dense-ci`)."""
+    from eval_scoring import dense_ranking  # the model and its vector cache: only here
+
+    from docai.retrieval.embedders import BundledE5
+
+    fresh = replace(RetrievalParams(), dense_full_weight=0.0, dense_question_windows=10**9)
+    ranking = dense_ranking(settings, index, BundledE5(), fresh, full=False)
+    try:
+        return _outcomes(questions, index, ranking)
+    finally:
+        ranking.save()
 
 
 if __name__ == "__main__":
