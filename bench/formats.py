@@ -23,7 +23,7 @@ from docai.settings import Settings
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from eval_formats import DATA, TWINS, fetch  # type: ignore[import-not-found]  # noqa: E402
+from eval_formats import DATA, TWINS, fetch, missing  # type: ignore[import-not-found]  # noqa: E402
 
 TARGET = 1.5
 RUNS = 3
@@ -64,7 +64,7 @@ def lines(rows: list[dict[str, object]]) -> list[str]:
 
 
 def main() -> int:
-    if not DATA.is_dir():
+    if missing():
         try:
             fetch()
         except (OSError, subprocess.CalledProcessError) as error:
