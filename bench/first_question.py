@@ -111,7 +111,7 @@ def measure(docs: Path, count: int) -> dict[str, object]:
             for dense in ("off", "on"):
                 later[dense].append(_search(docs, Path(scratch, "on0"), question, dense))
         return {
-            "docs": str(docs),
+            "docs": os.path.relpath(docs),
             "first_p50_s": {k: median(v) for k, v in first.items()},
             "first_ratio": median(first["on"]) / median(first["off"]),
             "later_p50_s": {k: median(v) for k, v in later.items()},
