@@ -25,6 +25,7 @@ from time import perf_counter
 import numpy as np
 
 from docai import messages
+from docai.cpus import usable_cpus
 from docai.index import cache
 from docai.index.build_report import BuildReport, PhaseTimings
 from docai.index.cache import CachedIndex, CacheKey, FileEntry
@@ -92,7 +93,7 @@ def parse_all(
     tasks: list[tuple[str, str | None]],
     progress: Progress | None,
 ) -> list[ParsedFile]:
-    workers = min(_cpu_count(), len(tasks) // MIN_FILES_FOR_WORKERS)
+    workers = min(usable_cpus(), len(tasks) // MIN_FILES_FOR_WORKERS)
     if workers <= 1:
         return _tracked(map(work, tasks), len(tasks), progress)
     # The first file is parsed here: that loads the tokenizer and stemmers once, and the
@@ -143,13 +144,6 @@ def _tracked(
             collected.append(result)
             advance(1)
     return collected
-
-
-def _cpu_count() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def _entries(

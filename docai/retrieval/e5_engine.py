@@ -17,12 +17,12 @@ content tokens, mean-pooled each, averaged weighted by their token counts, norma
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from docai.cpus import usable_cpus
 from docai.retrieval.e5_model_file import E5Layer, E5Model
 from docai.retrieval.e5_tokenizer import E5Tokenizer
 
@@ -36,7 +36,7 @@ class E5Engine:
     def __init__(self, model: E5Model, *, threads: int | None = None) -> None:
         self.model = model
         self.tokenizer = E5Tokenizer(model.vocabulary)
-        self.threads = threads or max(1, len(os.sched_getaffinity(0)))
+        self.threads = threads or usable_cpus()
 
     @property
     def dim(self) -> int:
