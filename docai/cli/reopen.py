@@ -47,7 +47,7 @@ def refresh_if_changed(session: Session) -> None:
         now = folder_state(session.answerer.settings)
     except DocaiError:
         return  # the folder is gone: the question is answered from the index in memory
-    if now.files == session.folder.files or not now.settled():
+    if now.files == session.folder.files or not now.settled_since(session.folder):
         return
     new, changed, removed = now.changes(session.folder)
     opened = reopen(session)
@@ -74,7 +74,7 @@ class FollowedIndex:
             now = folder_state(self._settings)
         except DocaiError:
             return self._opened
-        if now.files == self._state.files or not now.settled():
+        if now.files == self._state.files or not now.settled_since(self._state):
             return self._opened
         new, changed, removed = now.changes(self._state)
         try:

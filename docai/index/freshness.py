@@ -2,9 +2,10 @@
 file, compared with the snapshot taken then. No file is read or hashed here; the index's
 own incremental update does that for what changed.
 
-A file modified in the last `QUIET_NS` may still be being written (an editor saving, a
-copy in progress): the folder is then not settled, and the caller waits for a later
-question rather than index it half-way.
+A file that changed since the snapshot less than `QUIET_NS` ago may still be being written
+(an editor saving, a copy in progress): the folder is then not settled, and the caller
+waits for a later question rather than index it half-way. Files the snapshot already held
+as they are do not count, however recent: nothing is writing them now.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ class FolderState:
     """Each file of the folder (path relative to it) with its size and modification time."""
 
     files: frozenset[tuple[str, int, int]]
-    newest_ns: int
 
     def changes(self, older: FolderState) -> tuple[int, int, int]:
         """(new, changed, removed) files since `older`."""
@@ -35,17 +35,18 @@ class FolderState:
         changed = sum(1 for name, stat in now.items() if name in before and before[name] != stat)
         return new, changed, removed
 
-    def settled(self, now_ns: int | None = None) -> bool:
-        """Whether no file was modified in the last `QUIET_NS` (none is being written)."""
+    def settled_since(self, older: FolderState, now_ns: int | None = None) -> bool:
+        """Whether no file that changed since `older` was modified in the last `QUIET_NS`
+        (none of them is still being written)."""
         now = time.time_ns() if now_ns is None else now_ns
-        return now - self.newest_ns >= QUIET_NS
+        fresh = self.files - older.files
+        return all(now - mtime >= QUIET_NS for _name, _size, mtime in fresh)
 
 
 def folder_state(settings: Settings) -> FolderState:
     """The folder as the index would find it now (the same walk and ignore rules)."""
     root = os.fspath(settings.docs_dir)
     files = set()
-    newest = 0
     for relative in supported_files(settings.docs_dir, follow_links=settings.follow_links,
                                     use_gitignore=settings.use_gitignore,
                                     link_roots=settings.link_roots()):
@@ -54,5 +55,4 @@ def folder_state(settings: Settings) -> FolderState:
         except OSError:  # vanished meanwhile: the next look sees it gone
             continue
         files.add((relative, info.st_size, info.st_mtime_ns))
-        newest = max(newest, info.st_mtime_ns)
-    return FolderState(frozenset(files), newest)
+    return FolderState(frozenset(files))
