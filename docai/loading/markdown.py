@@ -37,7 +37,7 @@ def parse_markdown(text: str, stem: str) -> tuple[str, tuple[Section, ...]]:
     """
     front = split_front_matter(text)
     unfolded = unfold_blocks(front.body)
-    tokens = _parser().parse(unfolded)
+    tokens = markdown_parser().parse(unfolded)
     if any(token.level >= MAX_NESTING - 1 for token in tokens):
         # markdown-it stops at its nesting limit and drops everything after that point:
         # only a hostile file nests this deep, and its words are kept as plain text.
@@ -53,17 +53,20 @@ def parse_markdown(text: str, stem: str) -> tuple[str, tuple[Section, ...]]:
     return title, build_sections(events, preamble_path=(title,))
 
 
-def parse_markdown_events(text: str) -> list[Heading | Block]:
+def parse_markdown_events(text: str, parser: MarkdownIt | None = None) -> list[Heading | Block]:
     """Headings and blocks of Markdown without front matter (a notebook's Markdown cell);
-    hostile nesting comes back as one plain block."""
-    tokens = _parser().parse(unfold_blocks(text))
+    hostile nesting comes back as one plain block. A caller with many small texts (a
+    notebook's cells) passes one `markdown_parser()` for all: building it costs more than
+    parsing a short cell."""
+    tokens = (parser or markdown_parser()).parse(unfold_blocks(text))
     if any(token.level >= MAX_NESTING - 1 for token in tokens):
         return [Block(text)]
     return _events(tokens)
 
 
-def _parser() -> MarkdownIt:
-    # Built per call: a MarkdownIt instance is cheap, and sharing one would be global state.
+def markdown_parser() -> MarkdownIt:
+    """A parser for one file's Markdown: built per file, since sharing one across files
+    would be global state."""
     return MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable("table")
 
 

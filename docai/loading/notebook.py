@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from docai import messages
-from docai.loading.markdown import parse_markdown_events
+from docai.loading.markdown import markdown_parser, parse_markdown_events
 from docai.loading.outline import BLOCK_SEPARATOR, Block, Heading
 from docai.loading.parsed import Origin, Parsed, UnusableFile
 from docai.records import Location, Section
@@ -36,6 +36,7 @@ def parse_notebook(data: bytes, origin: Origin) -> Parsed:
     if cells is None:
         raise UnusableFile(messages.LOAD_SKIP_NOTEBOOK_BROKEN.format(reason="sem 'cells'"))
     events: list[Heading | Block] = []
+    markdown = markdown_parser()
     for number, cell in enumerate(cells, 1):
         if not isinstance(cell, dict):
             continue
@@ -43,7 +44,7 @@ def parse_notebook(data: bytes, origin: Origin) -> Parsed:
         kind = cell.get("cell_type")
         source = _text(cell.get("source", cell.get("input", "")))
         if kind == "markdown":
-            events.extend(_relocated(parse_markdown_events(source), location))
+            events.extend(_relocated(parse_markdown_events(source, markdown), location))
         elif kind == "code":
             if source.strip():
                 events.append(Block(source, location))

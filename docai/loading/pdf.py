@@ -68,10 +68,21 @@ def parse_pdf(data: bytes, origin: Origin) -> Parsed:
         raise UnusableFile(messages.LOAD_SKIP_PDF_BROKEN.format(reason=str(error))) from error
     finally:
         document.close()
-    if sum(1 for page in pages for char in page if char.isalpha()) < _MIN_LETTERS:
+    if not _has_letters(pages, _MIN_LETTERS):
         raise UnusableFile(messages.LOAD_SKIP_PDF_NO_TEXT)
     pages = drop_repeated_edges(pages, {_words(entry.title) for entry in outline})
     return Parsed(title, page_sections(pages, outline, title))
+
+
+def _has_letters(pages: list[str], minimum: int) -> bool:
+    """Whether the pages hold at least `minimum` letters (a text layer, not just page
+    numbers); counted page by page, stopping as soon as there are enough."""
+    letters = 0
+    for page in pages:
+        letters += sum(map(str.isalpha, page))
+        if letters >= minimum:
+            return True
+    return False
 
 
 def _page_text(document: object, index: int) -> str:

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="finds the workers through /proc"
 )
 # Enough files for two workers, and enough text that parsing them takes seconds.
-FILES = 4 * MIN_FILES_FOR_WORKERS
+FILES = 8 * MIN_FILES_FOR_WORKERS
 PARAGRAPHS = 600
 DEADLINE_S = 60.0
 GONE_WITHIN_S = 5.0
