@@ -13,7 +13,8 @@ With `--dense` each form is also scored with the dense default as a fresh cache 
 `eval.py --dense-ci`), its vectors kept under the forms' cache.
 
 Usage: scripts/eval_formats.py [--fetch] [--check] [--dense] [--twins NAME,...]
-  --fetch   download the pinned Debian packages (`apt-get download`) and unpack them under
+  --fetch   download the pinned Debian packages (`apt-get download`), build the Docusaurus
+            twin with npm (`docusaurus_twin.py`), and unpack them under
             tests/eval/data/formats/ (also done when a form's folder is missing);
   --check   exit 1 when a form's hit@3 or MRR@10 is more than PARITY below its HTML
             twin's (`make eval` runs it; every twin must hold).
@@ -29,12 +30,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+import docusaurus_twin  # noqa: E402
 
 from docai.answer.prompt import prompt_budget  # noqa: E402
 from docai.cli.commands.evaluate import load_questions  # noqa: E402
@@ -75,6 +78,7 @@ class Twin:
     blind: bool
     forms: tuple[Form, ...]
     gated: bool = True  # --check fails on its misses; else they are reported only
+    origin: str = "debian"  # where its forms come from: Debian's packages, or npm's
 
 
 def _same(source: str) -> str:
@@ -90,7 +94,9 @@ def _asciidoc(source: str) -> str:
 
 
 def _notebook(source: str) -> str:
-    return source.removesuffix(".html") + ".ipynb"
+    """nbsphinx's pages are notebooks but for a few reST ones (`contributing.rst`...)."""
+    stem = source.removesuffix(".html")
+    return stem + (".rst" if (DATA / "nbsphinx/ipynb" / f"{stem}.rst").is_file() else ".ipynb")
 
 
 TWINS = (
@@ -112,10 +118,26 @@ TWINS = (
         Form("HTML", "flask/html", _same),
         Form("reST", "flask/rst", _rest),
     )),
+    Twin("docusaurus", ROOT / "tests/eval/docusaurus.jsonl", True, (
+        Form("HTML", "docusaurus/html", _same),
+        Form("MDX", "docusaurus/mdx", docusaurus_twin.mdx_source),
+    ), gated=False, origin="npm"),  # built with npm at fetch time: reported, not gated
 )
 
 
-def fetch() -> None:
+def fetch(origins: Iterable[str] = ("debian", "npm")) -> None:
+    """The twins of `origins`, each form in a folder of its own."""
+    origins = set(origins)
+    if "npm" in origins:
+        try:
+            docusaurus_twin.build_forms(DATA / "docusaurus")
+        except (OSError, subprocess.CalledProcessError) as error:  # no npm, or no registry
+            print(f"the Docusaurus twin was not built ({error}): it is left out")
+    if "debian" in origins:
+        _debian_forms()
+
+
+def _debian_forms() -> None:
     """The Debian packages, unpacked, and each form in a folder of its own."""
     with tempfile.TemporaryDirectory() as work:
         Path(work).chmod(0o755)  # apt's download user must be able to enter it
@@ -123,8 +145,8 @@ def fetch() -> None:
         unpacked = Path(work) / "root"
         for deb in Path(work).glob("*.deb"):
             subprocess.run(["dpkg-deb", "-x", str(deb), str(unpacked)], check=True)
-        if DATA.exists():
-            shutil.rmtree(DATA)
+        for folder in ("policy", "flask", "git", "nbsphinx", "cache"):
+            shutil.rmtree(DATA / folder, ignore_errors=True)
         policy = unpacked / POLICY
         shutil.copytree(policy / "policy.html", DATA / "policy/html",
                         ignore=shutil.ignore_patterns("_sources", "_static", "_images"))
@@ -155,9 +177,14 @@ def nbsphinx_forms(html: Path) -> None:
             target.write_bytes(stream.read())
 
 
-def missing() -> bool:
-    """Whether some twin's form is not on disk (a new twin, or nothing fetched yet)."""
-    return any(not (DATA / form.folder).is_dir() for twin in TWINS for form in twin.forms)
+def on_disk(twin: Twin) -> bool:
+    return all((DATA / form.folder).is_dir() for form in twin.forms)
+
+
+def missing() -> set[str]:
+    """The origins of the twins with a form not on disk (a new twin, or nothing fetched)."""
+    return {twin.origin for twin in TWINS for form in twin.forms
+            if not (DATA / form.folder).is_dir()}
 
 
 def _git_forms(git: Path) -> None:
@@ -192,13 +219,15 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--twins", default="")
     args = parser.parse_args(argv)
     if args.fetch or missing():
-        fetch()
+        fetch(("debian", "npm") if args.fetch else missing())
     wanted = set(filter(None, args.twins.split(",")))
     failures: list[str] = []
     reported: list[str] = []
     rows: list[dict[str, object]] = []
     for twin in TWINS:
-        if not wanted or twin.name in wanted:
+        if not on_disk(twin):
+            print(f"\n== {twin.name}: not on disk (its fetch failed), left out")
+        elif not wanted or twin.name in wanted:
             missed = _score_twin(twin, args.dense, rows)
             failures += missed if twin.gated else []
             reported += [] if twin.gated else missed
