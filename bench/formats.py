@@ -23,7 +23,7 @@ from docai.settings import Settings
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from eval_formats import DATA, TWINS, fetch, missing  # type: ignore[import-not-found]  # noqa: E402
+from eval_formats import DATA, TWINS, fetch, missing, on_disk  # type: ignore[import-not-found]  # noqa: E402
 
 TARGET = 1.5
 RUNS = 3
@@ -38,7 +38,8 @@ def build_seconds(docs: Path) -> tuple[float, int]:
 
 
 def measure() -> list[dict[str, object]]:
-    forms = [(twin.name, form.label, DATA / form.folder) for twin in TWINS for form in twin.forms]
+    forms = [(twin.name, form.label, DATA / form.folder)
+             for twin in TWINS if on_disk(twin) for form in twin.forms]
     for _, _, folder in forms:
         build_seconds(folder)
     rows: list[dict[str, object]] = []
@@ -66,7 +67,7 @@ def lines(rows: list[dict[str, object]]) -> list[str]:
 def main() -> int:
     if missing():
         try:
-            fetch()
+            fetch(missing())
         except (OSError, subprocess.CalledProcessError) as error:
             print(f"formatos: os gêmeos do Debian não baixaram ({error}); tente "
                   "`python scripts/eval_formats.py --fetch` (fica de fora desta vez)")
