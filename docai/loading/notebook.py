@@ -59,7 +59,7 @@ def parse_notebook(data: bytes, origin: Origin) -> Parsed:
                 events.append(Block(source, location))
     first_h1 = next((e.text for e in events if isinstance(e, Heading) and e.level == 1), None)
     title = first_h1 or origin.stem
-    return Parsed(title, _per_cell(events, title))
+    return Parsed(title, _by_heading(events, title))
 
 
 def _cells(notebook: Any) -> list[Any] | None:
@@ -111,33 +111,37 @@ def _relocated(events: list[Heading | Block], location: Location) -> list[Headin
             else Block(e.text, location) for e in events]
 
 
-def _per_cell(events: list[Heading | Block], title: str) -> tuple[Section, ...]:
-    """Sections under the heading path in force that never span cells, so each is cited
-    by the cell it comes from (text before any heading goes under the title)."""
+def _by_heading(events: list[Heading | Block], title: str) -> tuple[Section, ...]:
+    """Sections under the heading path in force, as an HTML page of the notebook has them
+    (text before any heading goes under the title). A section runs over as many cells as
+    its heading covers, so a short Markdown cell stays with the code it introduces; each
+    cell it enters is a turn (`Section.turns`), so every chunk is cited by the cell it
+    starts in, and the section by its first block's cell."""
     sections: list[Section] = []
     stack: list[Heading] = []
     path: tuple[str, ...] = (title,)
-    blocks: list[str] = []
+    text = ""
     location: Location | None = None
+    turns: list[tuple[int, Location]] = []
 
     def flush() -> None:
-        if blocks:
-            sections.append(Section(path, BLOCK_SEPARATOR.join(blocks), location))
-            blocks.clear()
+        if text:
+            sections.append(Section(path, text, location, tuple(turns)))
 
     for event in events:
         if isinstance(event, Heading):
             flush()
+            text, turns = "", []
             while stack and stack[-1].level >= event.level:
                 stack.pop()
             stack.append(event)
             path = tuple(heading.text for heading in stack)
-            location = event.location
-        elif text := event.text.strip("\n").rstrip():
-            if blocks and event.location != location:
-                flush()
-            if not blocks:
-                location = event.location
-            blocks.append(text)
+        elif block := event.text.strip("\n").rstrip():
+            if not text:
+                text, location = block, event.location
+            else:
+                if event.location != (turns[-1][1] if turns else location) and event.location:
+                    turns.append((len(text) + len(BLOCK_SEPARATOR), event.location))
+                text += BLOCK_SEPARATOR + block
     flush()
     return tuple(sections)

@@ -37,6 +37,7 @@ def docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                                                ("Gamma", 2)]))
     (root / "analise.ipynb").write_text(json.dumps({"nbformat": 4, "metadata": {}, "cells": [
         {"cell_type": "markdown", "metadata": {}, "source": "# Análise\n\nDados de vendas."},
+        {"cell_type": "markdown", "metadata": {}, "source": "## Soma"},
         {"cell_type": "code", "metadata": {}, "outputs": [],
          "source": "zebrafish_total = soma(vendas)"},
     ]}), encoding="utf-8")
@@ -63,7 +64,7 @@ def test_json_results_carry_line_page_and_cell(docai: InProcessDocai, where: lis
     pdf = best(docai, where, "quokka calibration torque")
     assert (pdf["source"], pdf["location"]) == ("manual.pdf", {"unit": "page", "number": 3})
     cell = best(docai, where, "zebrafish_total")
-    assert (cell["source"], cell["location"]) == ("analise.ipynb", {"unit": "cell", "number": 2})
+    assert (cell["source"], cell["location"]) == ("analise.ipynb", {"unit": "cell", "number": 3})
 
 
 def test_human_lines_show_where_to_look(docai: InProcessDocai, where: list[str]) -> None:

@@ -11,9 +11,11 @@ import re
 import zipfile
 from pathlib import Path
 
+from docai.chunking import chunk_document
 from docai.loading import load_file
 from docai.loading.load import LoadResult
 from docai.records import Document, Location
+from docai.settings import ChunkSettings
 from tests.loading.epub_maker import make_epub
 from tests.loading.pdf_maker import make_pdf
 
@@ -202,13 +204,34 @@ def test_notebook_cells_outputs_kept_short_images_dropped(tmp_path: Path) -> Non
     ]}
     doc = document(load(tmp_path, "vendas.ipynb", json.dumps(notebook)))
     assert doc.title == "Vendas"
+    # One section per heading, as the notebook's HTML page has it, running over cells: the
+    # Markdown that introduces the code stays with it, and the code is cited by its cell.
     assert [(s.heading_path, s.location) for s in doc.sections] == [
-        (("Vendas",), Location("cell", 1)), (("Vendas",), Location("cell", 2)),
-        (("Vendas", "Conclusão"), Location("cell", 3))]
-    code = doc.sections[1].text
-    assert "total = vendas.sum()" in code and "linha 0" in code and "linha 30" not in code
-    assert "iVBOR" not in code
+        (("Vendas",), Location("cell", 1)), (("Vendas", "Conclusão"), Location("cell", 3))]
+    sales = doc.sections[0]
+    assert sales.text.startswith("Resumo do mês.")
+    assert sales.location_at(sales.text.index("total = vendas.sum()")) == Location("cell", 2)
+    assert "linha 0" in sales.text and "linha 30" not in sales.text
+    assert "iVBOR" not in sales.text
     assert "inválido" in reason(load(tmp_path, "bad.ipynb", '{"cells": ['))
+
+
+def test_a_notebook_section_over_many_cells_cites_the_cell_each_chunk_starts_in(
+        tmp_path: Path) -> None:
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": "# Relatório"}]
+    for number in range(2, 42):
+        cells.append({"cell_type": "markdown", "metadata": {},
+                      "source": f"Passo {number}: " + " ".join(["o inventário confere"] * 20)})
+    doc = document(load(tmp_path, "relatorio.ipynb",
+                        json.dumps({"nbformat": 4, "metadata": {}, "cells": cells})))
+    assert len(doc.sections) == 1
+    chunks = chunk_document(doc, ChunkSettings())
+    assert len(chunks) > 3
+    for chunk in chunks:
+        body = chunk.text.split("\n", 1)[1]
+        first_step = int(re.search(r"Passo (\d+)", body).group(1))  # type: ignore[union-attr]
+        starts_inside = not body.startswith("Passo")
+        assert chunk.location == Location("cell", first_step - starts_inside), chunk.text[:80]
 
 
 def test_epub_chapters_in_spine_order(tmp_path: Path) -> None:
