@@ -12,6 +12,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
+from functools import partial
 from pathlib import Path
 
 VERSION = "3.10.2"
@@ -30,12 +31,12 @@ def mdx_source(html: str) -> str:
 def build_forms(target: Path) -> None:
     """`target`/mdx (the template's docs folder) and `target`/html (its built pages)."""
     with tempfile.TemporaryDirectory(prefix="docai-docusaurus-") as work:
-        subprocess.run(["npx", "--yes", f"create-docusaurus@{VERSION}", "site", "classic",
-                        "--javascript", "--skip-install"], cwd=work, check=True)
+        run = partial(subprocess.run, check=True, stdin=subprocess.DEVNULL)  # never a prompt
+        run(["npx", "--yes", f"create-docusaurus@{VERSION}", "site", "classic", "--javascript",
+             "--skip-install"], cwd=work)
         site = Path(work) / "site"
-        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"],
-                       cwd=site, check=True)
-        subprocess.run(["npm", "run", "build"], cwd=site, check=True)
+        run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"], cwd=site)
+        run(["npm", "run", "build"], cwd=site)
         if target.exists():
             shutil.rmtree(target)
         shutil.copytree(site / "docs", target / "mdx")
