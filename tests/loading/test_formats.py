@@ -95,6 +95,18 @@ def test_sphinx_rest_reads_as_its_html_page_does(tmp_path: Path) -> None:
         Location("line", 1), Location("line", 20)]
 
 
+def test_rest_file_metadata_is_hidden_and_substitutions_are_their_text(tmp_path: Path) -> None:
+    page = (":orphan:\n:tocdepth: 2\n\nRelease\n=======\n\n"
+            "This is |project| version |version|.\n\n"
+            ".. |project| replace:: Zorblax\n.. |version| replace:: 4.2\n\n"
+            "Fields later on the page stay:\n\n:Author: Ana\n")
+    doc = document(load(tmp_path, "release.rst", page))
+    text = "\n".join(section.text for section in doc.sections)
+    assert "This is Zorblax version 4.2." in text
+    assert "Author" in text and "Ana" in text
+    assert "orphan" not in text and "tocdepth" not in text and "replace" not in text
+
+
 def test_sphinx_sources_suffix_is_rest(tmp_path: Path) -> None:
     doc = document(load(tmp_path, "_sources/install.rst.txt", SPHINX_PAGE))
     assert doc.sections[0].heading_path == ("Installation",)
