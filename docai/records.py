@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -47,13 +48,10 @@ class Section:
     turns: tuple[tuple[int, Location], ...] = ()
 
     def location_at(self, offset: int) -> Location | None:
-        """The location of the text at `offset`."""
-        here = self.location
-        for start, location in self.turns:
-            if start > offset:
-                break
-            here = location
-        return here
+        """The location of the text at `offset` (a binary search: a notebook or PDF with
+        no headings is one section with a turn per cell or page, and every chunk asks)."""
+        passed = bisect_right(self.turns, offset, key=lambda turn: turn[0])
+        return self.turns[passed - 1][1] if passed else self.location
 
 
 @dataclass(frozen=True, slots=True)

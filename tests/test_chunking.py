@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from docai import messages
 from docai.chunking import chunk_document, header_line, plan_section
 from docai.errors import SettingsError
 from docai.loading import discover, load_file
-from docai.records import Document, Section
+from docai.records import Document, Location, Section
 from docai.settings import ChunkSettings
 from docai.text.tokens import count_tokens
 
@@ -204,3 +205,25 @@ def test_the_shipped_user_guide_chunks_within_limits():
         assert chunks, result.document.source
         assert all(c.tokens <= 96 for c in chunks)
     assert {p.suffix for p in discover(root)} >= {".md", ".html"}
+
+
+def test_chunks_of_a_section_with_a_turn_per_page_cite_the_page_they_start_on() -> None:
+    """A PDF without an outline is one section of many pages: each chunk still says where
+    to look, the page its text starts on."""
+    pages = [f"Page {n} " + " ".join(f"word{n}x{i}" for i in range(120)) for n in range(1, 301)]
+    text, turns = "", []
+    for number, page in enumerate(pages, 1):
+        if text:
+            turns.append((len(text) + 1, Location("page", number)))
+            text += "\n"
+        text += page
+    section = Section(("Manual",), text, Location("page", 1), tuple(turns))
+    document = Document("manual.pdf", "Manual", (section,))
+    chunks = chunk_document(document, ChunkSettings())
+    assert len(chunks) > 100
+    for chunk in chunks:
+        body = chunk.text.split("\n", 1)[1]
+        first = re.search(r"word(\d+)x(\d+)|Page (\d+)", body)
+        assert first is not None
+        page = int(first.group(1) or first.group(3))
+        assert chunk.location == Location("page", page), body[:60]
