@@ -130,6 +130,8 @@ def _by_heading(events: list[Heading | Block], title: str) -> tuple[Section, ...
 
     for event in events:
         if isinstance(event, Heading):
+            if not event.text:  # an empty heading (a lone "#") would add a blank step
+                continue
             flush()
             text, turns = "", []
             while stack and stack[-1].level >= event.level:

@@ -213,6 +213,7 @@ def test_notebook_cells_outputs_kept_short_images_dropped(tmp_path: Path) -> Non
                      {"output_type": "display_data", "metadata": {},
                       "data": {"image/png": "iVBORw0KGgo" * 5000, "text/plain": "<Figure>"}}]},
         {"cell_type": "markdown", "metadata": {}, "source": "## Conclusão\nCresceu."},
+        {"cell_type": "markdown", "metadata": {}, "source": "#\n\nE segue crescendo."},
     ]}
     doc = document(load(tmp_path, "vendas.ipynb", json.dumps(notebook)))
     assert doc.title == "Vendas"
