@@ -97,11 +97,12 @@ def _doctree(text: str, source_path: str, context: IncludeContext) -> nodes.docu
     the Policy and Flask sources, whose passages came out the same but for footnote
     numbers."""
     from docutils.transforms.references import Substitutions
-    from docutils.utils import new_document
+    from docutils.utils import DependencyList, new_document
 
     parser, defaults = _parser()
     settings = copy.copy(defaults)
     settings.warning_stream = io.StringIO()
+    settings.record_dependencies = DependencyList()  # the defaults' one would grow per page
     settings.docai_context = context
     document = new_document(source_path, settings)
     parser.parse(text, document)
