@@ -12,6 +12,7 @@ from docai.messages.llm import *  # noqa: F403
 from docai.messages.loading import *  # noqa: F403
 from docai.messages.log import *  # noqa: F403
 from docai.messages.mcp import *  # noqa: F403
+from docai.messages.question import *  # noqa: F403
 from docai.messages.repl_tools import *  # noqa: F403
 from docai.messages.retrieval import *  # noqa: F403
 from docai.messages.store import *  # noqa: F403
