@@ -1,4 +1,4 @@
-"""The `docai` command: parse the options (`docai.cli.options`) and run the chosen command.
+"""The `docai` command: parse the options (`docai.cli.options.parser`) and run the chosen command.
 
 No business logic lives here, only the way every command ends: a DocaiError is one
 `docai: erro:` line and exit status 2, Ctrl-C is 130, output to a full disk one line and 74,
@@ -14,8 +14,8 @@ import sys
 from collections.abc import Sequence
 
 from docai import messages
-from docai.cli.config import Sourced, sourced_values
-from docai.cli.options import build_parser, settings_from_args
+from docai.cli.options.config import Sourced, sourced_values
+from docai.cli.options.parser import build_parser, settings_from_args
 from docai.cli.terminal_text import one_line
 from docai.errors import DocaiError, DocsFolderError, SettingsError
 from docai.settings import DOCS_CANDIDATES, ENV_DOCS, Settings, config_file
@@ -128,7 +128,7 @@ def _dispatch(args: argparse.Namespace, settings: Settings, values: dict[str, So
         from docai.cli.commands import evaluate
 
         return evaluate.run(settings, args.qa_file)
-    from docai.cli import repl
+    from docai.cli.repl import loop as repl
 
     return repl.run(settings, resume=args.resume)
 

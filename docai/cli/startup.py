@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import TextIO
 
 from docai import messages
+from docai.cli.output.report import nothing_to_search, print_index_notes
 from docai.cli.progress import progress_bar
-from docai.cli.report import nothing_to_search, print_index_notes
 from docai.cli.terminal_text import strip_controls
 from docai.errors import DocaiError, DocsFolderError
 from docai.index.build_report import BuildReport, PhaseTimings
@@ -97,7 +97,7 @@ def warn_about_store_password(url: str, err: TextIO) -> None:
     """A password in the store's address where others can read it: on the command line
     (`ps` shows it to every user of the machine) or in a config file others may read. Said
     once per command, pointing to ~/.pgpass; the command goes on."""
-    from docai.cli.config import read_config  # here: the store alone needs it
+    from docai.cli.options.config import read_config  # here: the store alone needs it
     from docai.store.connection import has_password
 
     if not has_password(url):

@@ -121,7 +121,7 @@ def test_a_replayed_answer_leaves_no_waiting_line(monkeypatch) -> None:
     import io
 
     from docai.answer.answerer import CacheReplay, Retrieved
-    from docai.cli.render import AnswerPrinter
+    from docai.cli.output.render import AnswerPrinter
     from docai.llm.events import TextDelta
 
     class Terminal(io.StringIO):

@@ -308,7 +308,7 @@ def test_the_pass_pauses_while_a_question_is_answered(tmp_path: Path) -> None:
 
 
 def test_the_time_left_reads_as_a_person_reads_it() -> None:
-    from docai.cli.background import duration
+    from docai.cli.repl.background import duration
 
     assert [duration(s) for s in (0.2, 40, 119.4, 150, 59 * 60, 3900, 7 * 3600)] == [
         "1 s", "40 s", "119 s", "2 min", "59 min", "1 h 05 min", "7 h 00 min"]

@@ -15,9 +15,9 @@ import pytest
 
 from docai import messages
 from docai.answer.answerer import Answerer
-from docai.cli.repl import handle_line
-from docai.cli.repl_commands import COMMANDS, ReplCommand, help_text
-from docai.cli.session import Session
+from docai.cli.repl.command_table import COMMANDS, ReplCommand, help_text
+from docai.cli.repl.loop import handle_line
+from docai.cli.repl.session import Session
 from docai.cli.startup import open_retrieval
 from docai.llm.backends import make_backend
 from docai.settings import Settings

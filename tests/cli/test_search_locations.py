@@ -76,7 +76,7 @@ def test_human_lines_show_where_to_look(docai: InProcessDocai, where: list[str])
 
 
 def test_a_colour_terminal_source_links_to_its_file(tmp_path: Path) -> None:
-    from docai.cli.passages import source_label
+    from docai.cli.output.passages import source_label
     from docai.records import Chunk, Hit, Location
 
     hit = Hit(Chunk("guia dir/guia.rst", ("Instalar",), 0, "Instalar\ntexto", 3,

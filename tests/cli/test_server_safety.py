@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from docai.cli.options import build_parser, settings_from_args
+from docai.cli.options.parser import build_parser, settings_from_args
 from tests.support.docai_cli import InProcessDocai, Result
 from tests.support.fake_ollama import FakeOllama
 from tests.support.sample_docs import QUESTION, REPLY, write_docs

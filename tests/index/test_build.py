@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from docai.cli.report import nothing_to_search
+from docai.cli.output.report import nothing_to_search
 from docai.index import cache
 from docai.index.build import cache_key
 from docai.index.scoring import smooth_idf

@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from docai import messages
 from docai.answer.answerer import Answerer
 from docai.answer.recording import TurnRecorder
-from docai.cli.answer_json import JsonAnswer
-from docai.cli.control_echo import no_control_echo
-from docai.cli.render import AnswerPrinter
+from docai.cli.output.answer_json import JsonAnswer
+from docai.cli.output.control_echo import no_control_echo
+from docai.cli.output.render import AnswerPrinter
 from docai.cli.session_log import SessionLog, record_answer
 from docai.cli.startup import open_retrieval
 from docai.cli.terminal_text import json_text

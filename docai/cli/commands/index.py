@@ -21,8 +21,8 @@ import sys
 import time
 
 from docai import messages
+from docai.cli.output.report import status_lines, summary_lines
 from docai.cli.progress import progress_bar
-from docai.cli.report import status_lines, summary_lines
 from docai.cli.startup import announce_embedder, dense_coverage, empty_index_problem
 from docai.cli.terminal_text import strip_controls
 from docai.errors import SettingsError

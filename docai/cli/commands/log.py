@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from docai import messages
-from docai.cli.config import Sourced
+from docai.cli.options.config import Sourced
+from docai.cli.repl.sessions import local_time
 from docai.cli.session_log import collection_of
-from docai.cli.sessions import local_time
 from docai.cli.terminal_text import json_text, one_line, strip_controls
 from docai.errors import SettingsError
 from docai.log import ExchangeLog, LogError, LoggedExchange, default_log_path

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 from docai import messages
-from docai.cli.reopen import FollowedIndex
+from docai.cli.repl.reopen import FollowedIndex
 from docai.cli.startup import open_retrieval
 from docai.cli.terminal_text import one_line
 from docai.errors import DocaiError

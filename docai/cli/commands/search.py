@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from docai import messages
-from docai.cli.passages import located, location_json, snippet
+from docai.cli.output.passages import located, location_json, snippet
 from docai.cli.startup import dense_coverage, open_retrieval
 from docai.cli.terminal_text import json_text, one_line
 from docai.errors import DocaiError

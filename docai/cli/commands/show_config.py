@@ -7,7 +7,7 @@ write, and shows the winner of option > environment > file > default for each ke
 from __future__ import annotations
 
 from docai import messages
-from docai.cli.config import KEYS, Sourced
+from docai.cli.options.config import KEYS, Sourced
 from docai.cli.terminal_text import one_line
 from docai.redaction import redact_url
 from docai.settings import config_file

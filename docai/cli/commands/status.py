@@ -5,7 +5,7 @@ what `docai store list` says of it.
 
 from __future__ import annotations
 
-from docai.cli.folder_status import describe, summary_lines
+from docai.cli.output.folder_status import describe, summary_lines
 from docai.cli.terminal_text import json_text
 from docai.index.reuse import survey
 from docai.settings import Settings

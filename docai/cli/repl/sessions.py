@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING, TextIO
 
 from docai import messages
 from docai.answer.recording import TurnRecorder
-from docai.cli.render import AnswerPrinter
+from docai.cli.output.render import AnswerPrinter
 from docai.cli.session_log import SessionLog, conversation_from, record_answer
 from docai.cli.terminal_text import one_line
 from docai.log import SessionSummary
 from docai.settings import Settings
 
 if TYPE_CHECKING:  # the command table imports this module
-    from docai.cli.session import Session
+    from docai.cli.repl.session import Session
 
 SESSION_ACTIONS = ("nomear", "name", "apagar", "delete")
 SESSIONS_LISTED = 10  # what /sessoes shows: the last ten are the ones worth resuming

@@ -23,11 +23,11 @@ from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from docai import messages
-from docai.cli.asking import ask
+from docai.cli.repl.asking import ask
 from docai.cli.terminal_text import one_line, strip_controls
 
 if TYPE_CHECKING:  # the command table imports this module
-    from docai.cli.session import Session
+    from docai.cli.repl.session import Session
 
 # Tried in order when neither VISUAL nor EDITOR is set (the same as prompt_toolkit's Ctrl-X
 # Ctrl-E, so both open the same editor).

@@ -13,14 +13,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from docai import __version__, messages
-from docai.cli.arguments import ArgumentParser
-from docai.cli.config import (
+from docai.cli.options.arguments import ArgumentParser
+from docai.cli.options.config import (
     Sourced,
     check_env_server,
     on_off,
     sourced_values,
 )
-from docai.cli.option_groups import CANDIDATES, COMMAND_GROUPS, DEFAULTS, shared_options
+from docai.cli.options.option_groups import CANDIDATES, COMMAND_GROUPS, DEFAULTS, shared_options
 from docai.errors import SettingsError
 from docai.folder_union import distinct_folders, union_folder
 from docai.folders import user_folder

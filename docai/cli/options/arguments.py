@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NoReturn
 
 from docai import messages
-from docai.cli.suggest import closest
+from docai.cli.options.suggest import closest
 
 _TYPE_NAMES = {"int": messages.ARGS_TYPE_INT, "float": messages.ARGS_TYPE_FLOAT}
 

@@ -15,24 +15,24 @@ from dataclasses import dataclass, replace
 
 from docai import messages
 from docai.answer.conversation import Conversation
-from docai.cli.asking import ask
-from docai.cli.cited import open_passage, show_passage
-from docai.cli.clipboard import copy_last_answer
-from docai.cli.editor import edit_question
-from docai.cli.info import set_value, show_info
-from docai.cli.passages import snippet, source_label
-from docai.cli.reopen import reopen
-from docai.cli.report import index_command, store_index_command
-from docai.cli.server_check import (
+from docai.cli.output.passages import snippet, source_label
+from docai.cli.output.report import index_command, store_index_command
+from docai.cli.repl.asking import ask
+from docai.cli.repl.cited import open_passage, show_passage
+from docai.cli.repl.clipboard import copy_last_answer
+from docai.cli.repl.editor import edit_question
+from docai.cli.repl.info import set_value, show_info
+from docai.cli.repl.reopen import reopen
+from docai.cli.repl.server_check import (
     ask_server,
     describe_model,
     installed_list,
     watched_backend,
 )
-from docai.cli.session import Session
-from docai.cli.sessions import list_sessions, resume_session
+from docai.cli.repl.session import Session
+from docai.cli.repl.sessions import list_sessions, resume_session
+from docai.cli.repl.transcript import save_conversation
 from docai.cli.terminal_text import one_line, strip_controls
-from docai.cli.transcript import save_conversation
 from docai.index.build_report import BuildReport
 from docai.index.chunk_table import ChunkTable
 from docai.llm.errors import LLMError

@@ -26,17 +26,17 @@ from prompt_toolkit.keys import Keys
 
 from docai import messages
 from docai.answer.answerer import Answerer
-from docai.cli.asking import ask
-from docai.cli.background import BackgroundPass
 from docai.cli.commands.ask import has_words
-from docai.cli.completion import ReplCompleter
-from docai.cli.editor import editor_bindings
-from docai.cli.info import SETTABLE
-from docai.cli.multiline import block_bindings, join_blocks, unwrap_block
-from docai.cli.repl_commands import find_command, run_command
-from docai.cli.server_check import ServerState, ServerWatch, start_note, watched_backend
-from docai.cli.session import Session
-from docai.cli.sessions import open_session_log
+from docai.cli.repl.asking import ask
+from docai.cli.repl.background import BackgroundPass
+from docai.cli.repl.command_table import find_command, run_command
+from docai.cli.repl.completion import ReplCompleter
+from docai.cli.repl.editor import editor_bindings
+from docai.cli.repl.info import SETTABLE
+from docai.cli.repl.multiline import block_bindings, join_blocks, unwrap_block
+from docai.cli.repl.server_check import ServerState, ServerWatch, start_note, watched_backend
+from docai.cli.repl.session import Session
+from docai.cli.repl.sessions import open_session_log
 from docai.cli.startup import dense_coverage, open_retrieval
 from docai.cli.terminal_text import one_line, strip_controls
 from docai.index.freshness import folder_state

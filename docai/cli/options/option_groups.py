@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from docai import messages
-from docai.cli.arguments import ArgumentParser
-from docai.cli.config import is_model_name, on_off
+from docai.cli.options.arguments import ArgumentParser
+from docai.cli.options.config import is_model_name, on_off
 from docai.retrieval.params import DEFAULT_PARAMS, METHODS
 from docai.settings import (
     BACKENDS,
@@ -73,7 +73,7 @@ def shared_options(shown: Iterable[str] = ALL_GROUPS, *,
 
 def _docs_options(parser: ArgumentParser, default: Default) -> None:
     docs = parser.add_argument_group("documentos e índice")
-    # None: the environment, the config file or the current folder decide (docai.cli.config).
+    # None: the environment, the config file or the current folder decide (options/config.py).
     docs.add_argument("--docs", type=Path, metavar="PASTA", action="append",
                       default=default(None),
                       help=f"pasta de documentação (ou {ENV_DOCS}; padrão: {CANDIDATES}); "
@@ -118,7 +118,7 @@ def _search_options(parser: ArgumentParser, default: Default) -> None:
                         f"(padrão: {DEFAULT_PARAMS.min_coverage:g})")
     search.add_argument("--retrieval", choices=METHODS, default=default(d.retrieval),
                         help=f"método de busca (padrão: {d.retrieval} = BM25 + TF-IDF)")
-    # None: the environment or the config file decide (docai.cli.config).
+    # None: the environment or the config file decide (docai.cli.options.config).
     search.add_argument("--dense", type=_switch, metavar="on|off", default=default(None),
                         help="busca por significado, com um modelo de embeddings, além da "
                         f"busca por palavras (ou {ENV_DENSE}; padrão: on)")

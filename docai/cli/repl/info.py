@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from docai import messages
-from docai.cli.config import on_off
-from docai.cli.folder_status import describe, summary_lines
+from docai.cli.options.config import on_off
+from docai.cli.output.folder_status import describe, summary_lines
 from docai.cli.startup import embedder_label
 from docai.cli.terminal_text import one_line
 from docai.errors import DocaiError, SettingsError
@@ -24,7 +24,7 @@ from docai.index.reuse import survey
 from docai.settings import Settings, redact_url
 
 if TYPE_CHECKING:  # the command table imports this module
-    from docai.cli.session import Session
+    from docai.cli.repl.session import Session
 
 
 def info_text(session: Session) -> str:

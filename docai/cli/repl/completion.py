@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
 from prompt_toolkit.document import Document
 
-from docai.cli.repl_commands import COMMANDS, find_command
+from docai.cli.repl.command_table import COMMANDS, find_command
 
 # The words an argument may be, given when Tab is pressed; keyed by the command's name.
 ArgumentChoices = Callable[[], Iterable[str]]

@@ -10,11 +10,11 @@ import sys
 
 from docai import messages
 from docai.answer.recording import TurnRecorder
-from docai.cli.control_echo import no_control_echo
-from docai.cli.render import AnswerPrinter
-from docai.cli.reopen import refresh_if_changed
-from docai.cli.session import Session
-from docai.cli.sessions import record_turn
+from docai.cli.output.control_echo import no_control_echo
+from docai.cli.output.render import AnswerPrinter
+from docai.cli.repl.reopen import refresh_if_changed
+from docai.cli.repl.session import Session
+from docai.cli.repl.sessions import record_turn
 from docai.cli.terminal_text import strip_controls
 from docai.store.errors import StoreUnavailable
 from docai.text.analysis import surely_english

@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 from docai import messages
 from docai.answer.conversation import Conversation, Turn
-from docai.cli.passages import source_label
+from docai.cli.output.passages import source_label
 from docai.cli.terminal_text import one_line, strip_controls
 from docai.index.storage import write_atomic
 from docai.loading.transcripts import TRANSCRIPT_MARKER
@@ -25,7 +25,7 @@ from docai.settings import Settings
 from docai.text.analysis import surely_english
 
 if TYPE_CHECKING:  # the command table imports this module
-    from docai.cli.session import Session
+    from docai.cli.repl.session import Session
 
 def markdown(conversation: Conversation, *, docs: str, model: str, when: datetime,
              links: Callable[[str], str | None] = lambda source: None) -> str:

@@ -11,7 +11,7 @@ import sys
 from dataclasses import replace
 
 from docai import messages
-from docai.cli.session import Session
+from docai.cli.repl.session import Session
 from docai.cli.startup import Opened, open_retrieval
 from docai.errors import DocaiError
 from docai.index.freshness import FolderState, folder_state

@@ -33,8 +33,8 @@ from docai.answer.answerer import (
     NotCovered,
     Retrieved,
 )
-from docai.cli.markdown_stream import MarkdownStream
-from docai.cli.passages import quoted, source_label
+from docai.cli.output.markdown_stream import MarkdownStream
+from docai.cli.output.passages import quoted, source_label
 from docai.cli.terminal_text import StreamCleaner, strip_controls
 from docai.llm.events import Done, TextDelta, ThinkingDelta
 from docai.loading import display_name

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from docai import messages
-from docai.cli.suggest import closest
+from docai.cli.options.suggest import closest
 from docai.errors import SettingsError
 from docai.folders import user_folder
 from docai.redaction import redact_url

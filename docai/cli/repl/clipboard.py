@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, TextIO
 
 from docai import messages
 from docai.answer.conversation import Turn
-from docai.cli.passages import source_label
+from docai.cli.output.passages import source_label
 from docai.cli.terminal_text import strip_controls
 
 if TYPE_CHECKING:  # the command table imports this module
-    from docai.cli.session import Session
+    from docai.cli.repl.session import Session
 
 # Terminals drop longer sequences (xterm's default limit is about this size once encoded).
 MAX_ENCODED = 100_000

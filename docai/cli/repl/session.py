@@ -11,9 +11,9 @@ from typing import TextIO
 
 from docai.answer.answerer import Answerer
 from docai.answer.conversation import Conversation
-from docai.cli.background import BackgroundPass
-from docai.cli.render import AnswerPrinter
-from docai.cli.server_check import ServerWatch
+from docai.cli.output.render import AnswerPrinter
+from docai.cli.repl.background import BackgroundPass
+from docai.cli.repl.server_check import ServerWatch
 from docai.cli.session_log import SessionLog
 from docai.index.freshness import FolderState
 from docai.log import SessionSummary

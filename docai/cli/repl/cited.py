@@ -14,14 +14,14 @@ import subprocess
 from typing import TYPE_CHECKING
 
 from docai import messages
-from docai.cli.editor import EditorSettingError, editor_command
-from docai.cli.passages import located, source_label
+from docai.cli.output.passages import located, source_label
+from docai.cli.repl.editor import EditorSettingError, editor_command
 from docai.cli.terminal_text import strip_controls
 from docai.folders import file_inside
 from docai.records import Hit
 
 if TYPE_CHECKING:  # the command table imports this module
-    from docai.cli.session import Session
+    from docai.cli.repl.session import Session
 
 
 def cited_passage(sources: tuple[Hit, ...], argument: str) -> tuple[Hit | None, str | None]:
