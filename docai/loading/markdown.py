@@ -14,7 +14,7 @@ from markdown_it.tree import SyntaxTreeNode
 
 from docai.loading.frontmatter import split_front_matter
 from docai.loading.html import html_events
-from docai.loading.markdown_blocks import unfold_blocks
+from docai.loading.markdown_blocks import unfold_blocks, unfold_with_lines
 from docai.loading.outline import Block, Heading, build_sections
 from docai.loading.text import parse_text
 from docai.records import Location, Section
@@ -36,18 +36,17 @@ def parse_markdown(text: str, stem: str) -> tuple[str, tuple[Section, ...]]:
     never body text. Text before the first heading gets the heading path `(title,)`.
     """
     front = split_front_matter(text)
-    unfolded = unfold_blocks(front.body)
+    unfolded, origins = unfold_with_lines(front.body)
     tokens = markdown_parser().parse(unfolded)
     if any(token.level >= MAX_NESTING - 1 for token in tokens):
         # markdown-it stops at its nesting limit and drops everything after that point:
         # only a hostile file nests this deep, and its words are kept as plain text.
         _, sections = parse_text(front.body, front.title or stem)
         return front.title or stem, sections
-    # Lines are the file's when unfolding kept them one for one (no note or tab rewritten,
-    # the usual case); otherwise sections carry no line rather than a wrong one.
-    same_lines = unfolded.count("\n") == front.body.count("\n")
-    first_line = text[: len(text) - len(front.body)].count("\n") + 1 if same_lines else None
-    events = _events(tokens, first_line)
+    # Each block is cited by the file line it starts on: the rewritten text's lines map
+    # back to the file's (a note's title to its marker line), after the front matter.
+    first_line = text[: len(text) - len(front.body)].count("\n") + 1
+    events = _events(tokens, tuple(first_line + origin for origin in origins))
     first_h1 = next((e.text for e in events if isinstance(e, Heading) and e.level == 1), None)
     title = front.title or first_h1 or stem
     return title, build_sections(events, preamble_path=(title,))
@@ -70,14 +69,14 @@ def markdown_parser() -> MarkdownIt:
     return MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable("table")
 
 
-def _events(tokens: list[Token], first_line: int | None = None) -> list[Heading | Block]:
-    """Headings and blocks; each located at its line when `first_line` (the line the
-    parsed text starts on in the file) is given."""
+def _events(tokens: list[Token], lines: tuple[int, ...] = ()) -> list[Heading | Block]:
+    """Headings and blocks; each located at its file line when `lines` (the file line of
+    each parsed line) is given."""
     events: list[Heading | Block] = []
     for node in SyntaxTreeNode(tokens).children:
         location = None
-        if first_line is not None and node.map:
-            location = Location("line", first_line + node.map[0])
+        if lines and node.map and node.map[0] < len(lines):
+            location = Location("line", lines[node.map[0]])
         if node.type == "heading":
             events.append(Heading(int(node.tag[1:]), _inline(node).strip(), location))
         elif node.type == "html_block":

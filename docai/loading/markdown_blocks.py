@@ -57,19 +57,30 @@ PROSE_DIRECTIVES: Mapping[str, str] = MappingProxyType({
 NAVIGATION_DIRECTIVES = frozenset({"toctree", "contents"})
 
 
+Line = tuple[str, int]  # a line of the rewritten text, and the file line it comes from
+
+
 def unfold_blocks(text: str) -> str:
     """`text` with admonitions, content tabs and MyST prose directives as plain Markdown;
     MyST roles' names and targets and headings' attribute lists removed."""
-    return "\n".join(_unfold(text.split("\n"), depth=0))
+    return unfold_with_lines(text)[0]
 
 
-def _unfold(lines: list[str], depth: int) -> Iterator[str]:
+def unfold_with_lines(text: str) -> tuple[str, tuple[int, ...]]:
+    """`unfold_blocks(text)`, and for each of its lines the line of `text` (from 0) it
+    comes from: a note's title and the blank lines around it count as the note's line, so
+    every block of the rewritten text is still cited by the line it is written on."""
+    lines = list(_unfold([(line, number) for number, line in enumerate(text.split("\n"))], 0))
+    return "\n".join(line for line, _ in lines), tuple(number for _, number in lines)
+
+
+def _unfold(lines: list[Line], depth: int) -> Iterator[Line]:
     if depth > _MAX_DEPTH:
         yield from lines
         return
     position = 0
     while position < len(lines):
-        line = _expanded_indent(lines[position])
+        line, number = _expanded_indent(lines[position][0]), lines[position][1]
         fence = _FENCE.fullmatch(line)
         if fence and (fence["mark"][0] != ":" or _DIRECTIVE.fullmatch(fence["info"])):
             end = _fence_end(lines, position, fence)
@@ -81,12 +92,12 @@ def _unfold(lines: list[str], depth: int) -> Iterator[str]:
             indent = block["indent"]
             end = _body_end(lines, position + 1, len(indent) + _BODY_INDENT)
             title = block["kind"].capitalize() if block["title"] is None else block["title"]
-            body = [_dedented(body, len(indent)) for body in lines[position + 1:end]]
-            yield from _titled(indent, title, _unfold(body, depth + 1))
+            body = [(_dedented(text, len(indent)), at) for text, at in lines[position + 1:end]]
+            yield from _titled(indent, title, number, _unfold(body, depth + 1))
             position = end
             continue
         if not _TARGET.fullmatch(line.rstrip()):
-            yield _without_heading_attributes(line) or _without_roles(line)
+            yield (_without_heading_attributes(line) or _without_roles(line)), number
         position += 1
 
 
@@ -97,7 +108,7 @@ def _block(line: str) -> re.Match[str] | None:
     return block if block and (block["kind"] or block["title"] is not None) else None
 
 
-def _fenced(lines: list[str], fence: re.Match[str], depth: int) -> Iterator[str]:
+def _fenced(lines: list[Line], fence: re.Match[str], depth: int) -> Iterator[Line]:
     """A fenced block: a prose directive unfolded, a table of contents dropped, code kept."""
     directive = _DIRECTIVE.fullmatch(fence["info"])
     name = directive["name"].casefold() if directive else ""
@@ -106,41 +117,45 @@ def _fenced(lines: list[str], fence: re.Match[str], depth: int) -> Iterator[str]
     if directive is None or name not in PROSE_DIRECTIVES:
         yield from lines
         return
-    closed = len(lines) > 1 and _closes(lines[-1], fence)
+    closed = len(lines) > 1 and _closes(lines[-1][0], fence)
     body = _without_options(lines[1:-1] if closed else lines[1:])
     argument = directive["argument"].strip()
     title = " ".join(part for part in (PROSE_DIRECTIVES[name], argument) if part)
-    yield from _titled(fence["indent"], title, _unfold(body, depth + 1))
+    yield from _titled(fence["indent"], title, lines[0][1], _unfold(body, depth + 1))
 
 
-def _titled(indent: str, title: str, body: Iterator[str]) -> Iterator[str]:
+def _titled(indent: str, title: str, number: int, body: Iterator[Line]) -> Iterator[Line]:
     """The title as a paragraph of its own, then the body; blank lines around them keep
     them apart from the text before and after the block."""
     title = _SHORTCODE.sub("", title).strip()
-    yield ""
+    yield "", number
     if title:
-        yield indent + ("\\" + title if title.startswith("#") else title)  # not a heading
-        yield ""
-    yield from body
-    yield ""
+        yield indent + ("\\" + title if title.startswith("#") else title), number  # no heading
+        yield "", number
+    last = number
+    for line in body:
+        last = line[1]
+        yield line
+    yield "", last
 
 
-def _without_options(body: list[str]) -> list[str]:
+def _without_options(body: list[Line]) -> list[Line]:
     """A directive's body without its options (`:class: tip` lines or a `---` YAML block)."""
-    if body and body[0].strip() == "---":
-        closing = next((i for i, line in enumerate(body[1:], 1) if line.strip() == "---"), None)
+    if body and body[0][0].strip() == "---":
+        closing = next((i for i, (line, _) in enumerate(body[1:], 1) if line.strip() == "---"),
+                       None)
         if closing is not None:
             return body[closing + 1:]
     start = 0
-    while start < len(body) and _DIRECTIVE_OPTION.match(body[start]):
+    while start < len(body) and _DIRECTIVE_OPTION.match(body[start][0]):
         start += 1
     return body[start:]
 
 
-def _fence_end(lines: list[str], start: int, fence: re.Match[str]) -> int:
+def _fence_end(lines: list[Line], start: int, fence: re.Match[str]) -> int:
     """Index just past the fence's closing line (the end of `lines` when it is unclosed)."""
     for position in range(start + 1, len(lines)):
-        if _closes(lines[position], fence):
+        if _closes(lines[position][0], fence):
             return position + 1
     return len(lines)
 
@@ -151,12 +166,12 @@ def _closes(line: str, fence: re.Match[str]) -> bool:
     return len(stripped) >= len(mark) and set(stripped) == {mark[0]}
 
 
-def _body_end(lines: list[str], start: int, indent: int) -> int:
+def _body_end(lines: list[Line], start: int, indent: int) -> int:
     """Index past the block's body: the lines indented by `indent` or more, and the blank
     lines between them (blank lines after the last one are left to what follows)."""
     end = position = start
     while position < len(lines):
-        line = _expanded_indent(lines[position])
+        line = _expanded_indent(lines[position][0])
         if line.strip():
             if len(line) - len(line.lstrip(" ")) < indent:
                 break

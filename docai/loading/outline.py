@@ -42,19 +42,23 @@ def build_sections(
     Headings with no body yield no section, yet stay in the path of their children.
     Empty headings are ignored: they would add a blank step to the path.
     A section's location is its heading's (where a reader sees the path it is cited by),
-    else its first located block's.
+    else its first located block's; each later located block is a turn (`Section.turns`),
+    so a chunk cut from the middle of a long section cites the line its own text starts on.
     """
     stack: list[Heading] = []
     path = preamble_path
     location: Location | None = None
     blocks: list[str] = []
+    turns: list[tuple[int, Location]] = []
     sections: list[Section] = []
+    length = 0
 
     def flush() -> None:
         if blocks:
             text = BLOCK_SEPARATOR.join(blocks)
-            sections.append(Section(heading_path=path, text=text, location=location))
+            sections.append(Section(path, text, location, tuple(turns)))
             blocks.clear()
+            turns.clear()
 
     for event in events:
         if isinstance(event, Heading):
@@ -67,8 +71,12 @@ def build_sections(
             path = tuple(h.text for h in stack)
             location = event.location
         elif text := event.text.strip("\n").rstrip():
-            if not blocks and location is None:
-                location = event.location
+            if not blocks:
+                length = 0
+                location = location or event.location
+            elif event.location and event.location != (turns[-1][1] if turns else location):
+                turns.append((length + len(BLOCK_SEPARATOR), event.location))
+            length += len(text) + (len(BLOCK_SEPARATOR) if blocks else 0)
             blocks.append(text)
     flush()
     return tuple(sections)
