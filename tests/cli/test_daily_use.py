@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -40,15 +39,18 @@ def fake(numbered_ollama: FakeOllama) -> FakeOllama:
     return numbered_ollama
 
 
-PAUSE = 0.6  # seconds between two pieces of a slow answer
+FIRST_PIECE = "Segundo a documentacao, "  # then the stream pauses until released
+PIECES = [FIRST_PIECE, "a resposta ", "completa ", "vem aqui ", "e continua ", "por muito tempo"]
+assert "".join(PIECES) == PARTIAL
 
 
 @pytest.fixture
 def slow() -> Iterator[FakeOllama]:
-    """A long answer, a few characters at a time: time to press Ctrl-C in the middle."""
-    with FakeOllama(reply=PARTIAL, think_shape="none", chunk_size=3,
-                    chunk_delay=PAUSE) as server:
+    """A long answer that stops after its first words until released: Ctrl-C lands in the
+    middle, whatever the machine's load."""
+    with FakeOllama(chunks=PIECES, think_shape="none", hold_after=1) as server:
         yield server
+        server.release()
 
 
 def spawn(tmp_path: Path, url: str, *args: str | Path, color: bool = False,
@@ -141,6 +143,7 @@ def interrupt_an_answer(child: pexpect.spawn) -> None:
 
 def ask_for_html_after_it(child: pexpect.spawn, slow: FakeOllama) -> None:
     """"e para HTML?" goes to the model with the interrupted question before it."""
+    slow.release()  # this answer streams whole
     child.sendline("e para HTML?")
     child.expect(re.escape(PARTIAL))
     child.expect(PROMPT)
@@ -174,9 +177,8 @@ def interrupted_screen(child: pexpect.spawn, width: int, *, then: str | type) ->
     """Ctrl-C in a pause of the stream, the answer's line drawn whole (a terminal echoes
     "^C" at the cursor, after it); what the screen shows once the answer stopped."""
     shown = [child.before, child.after]
-    child.expect("Segundo a doc")
+    child.expect(FIRST_PIECE.strip())  # all the server sends before it holds the stream
     shown += [child.before, child.after]
-    time.sleep(PAUSE / 2)
     child.sendintr()
     child.expect(then)
     shown.append(child.before)

@@ -138,6 +138,16 @@ def test_folder_whose_documents_all_lack_text_points_to_the_reasons(
     assert "nenhum dos 2 documento(s)" in err and "docai index" in err
 
 
+def wait_for_workers(pid: int) -> None:
+    """Until the indexer's worker processes exist: the parse is under way (an event, not a
+    guess of how long start-up takes on this machine)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    deadline = time.monotonic() + 120
+    while not children.read_text().split():
+        assert time.monotonic() < deadline, "no worker process started"
+        time.sleep(0.05)
+
+
 def test_ctrl_c_twice_while_indexing_ends_at_once_and_keeps_the_old_cache(
     docai: InProcessDocai, tmp_path: Path
 ) -> None:
@@ -156,10 +166,9 @@ def test_ctrl_c_twice_while_indexing_ends_at_once_and_keeps_the_old_cache(
         [*DOCAI, "index", "--docs", str(docs), "--cache-dir", str(cache_dir)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )
-    time.sleep(3)
+    wait_for_workers(process.pid)
     assert process.poll() is None, "indexing ended before it could be interrupted"
     os.killpg(process.pid, signal.SIGINT)  # as a terminal does: the whole process group
-    time.sleep(0.5)
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGINT)
     try:

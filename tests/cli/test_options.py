@@ -5,7 +5,6 @@ Every case runs `docai` through `cli.main` in this process (argparse's own exits
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -40,13 +39,11 @@ def test_ollama_url_without_scheme_is_read_like_ollama_host(
 @pytest.mark.parametrize("url", ["ftp://127.0.0.1:11434", "http://127.0.0.1:99999", "http://",
                                  "http://exa mple:11434"])
 def test_a_malformed_server_address_fails_at_once_naming_it(run_docai, url: str) -> None:
-    started = time.monotonic()
     result = run_docai("ask", QUESTION, "--ollama-url", url)
     assert result.returncode == 2
     assert "--ollama-url: endereço inválido" in result.stderr
     assert url in result.stderr and "http://127.0.0.1:11434" in result.stderr
     assert "Ele está rodando?" not in result.stderr  # not mistaken for a server that is down
-    assert time.monotonic() - started < 30  # no connection retries
 
 
 def test_a_bad_ollama_host_does_not_block_the_openai_backend(run_docai) -> None:

@@ -42,6 +42,7 @@ Reply = str | Callable[[dict[str, Any]], str]
 ThinkShape = Literal["field", "inline", "none"]
 
 EMBED_DIMENSIONS = 64
+HOLD_LIMIT_S = 120.0  # a held stream goes on by itself after this, should a test not release it
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,6 +273,8 @@ class FakeChatServer(FakeServer):
     error_after      after N chunks, send an error object in the 200 stream
     drop_after       after N chunks, drop the connection without ending the body
     fail_first       answer the next N generation requests with fail_status (503/429)
+    hold_after       after N chunks, send nothing more until `release()` (a test acts in a
+                     pause of the stream it knows is there, instead of sleeping into one)
     """
 
     def __init__(
@@ -290,8 +293,11 @@ class FakeChatServer(FakeServer):
         fail_first: int,
         fail_status: int,
         port: int,
+        hold_after: int | None = None,
     ) -> None:
         super().__init__(port=port, fail_first=fail_first)
+        self.hold_after = hold_after
+        self._released = threading.Event()
         self.reply = reply
         self.thinking = thinking
         self.think_shape = think_shape
@@ -321,6 +327,10 @@ class FakeChatServer(FakeServer):
         reasoning = split(thinking) if self.think_shape == "field" and field else []
         return reasoning, content
 
+    def release(self) -> None:
+        """A stream held by `hold_after` goes on."""
+        self._released.set()
+
     def stream(
         self,
         respond: Responder,
@@ -340,6 +350,8 @@ class FakeChatServer(FakeServer):
                 respond.write_chunk(error_line)
                 respond.end_stream()
                 return
+            if sent == self.hold_after:
+                self._released.wait(HOLD_LIMIT_S)
             if sent:
                 time.sleep(self.chunk_delay)
             respond.write_chunk(line)
@@ -397,12 +409,13 @@ class FakeOllama(FakeChatServer):
         raw_status: int = 200,
         redirect_to: str | None = None,
         port: int = 0,
+        hold_after: int | None = None,
     ) -> None:
         super().__init__(
             reply=reply, thinking=thinking, think_shape=think_shape, chunks=chunks,
             chunk_size=chunk_size, chunk_delay=chunk_delay, first_token_delay=first_token_delay,
             error_after=error_after, error_message=error_message, drop_after=drop_after,
-            fail_first=fail_first, fail_status=fail_status, port=port,
+            fail_first=fail_first, fail_status=fail_status, port=port, hold_after=hold_after,
         )
         self.raw_lines = raw_lines
         self.models = tuple(models)
