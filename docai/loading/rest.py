@@ -20,7 +20,7 @@ import copy
 import functools
 import io
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,9 @@ from docai.records import Location
 
 # `:role:`text``, `:dom:role:`text``, `text`_ and `text`__: what docutils leaves as a
 # "problematic" node when the role or the target is unknown.
-_ROLE = re.compile(r"\A(?::[\w.+:-]+:)?`(?P<body>.*)`(?::[\w.+:-]+:)?_{0,2}\Z", re.DOTALL)
+_ROLE = re.compile(r"\A(?::(?P<role>[\w.+:-]+):)?`(?P<body>.*)`(?::[\w.+:-]+:)?_{0,2}\Z",
+                   re.DOTALL)
+_LABEL_SEPARATORS = re.compile(r"[-_]+")
 _TITLED = re.compile(r"\A(?P<title>.+?)\s*<[^<>]+>\Z", re.DOTALL)
 _BARE_REFERENCE = re.compile(r"\A(?P<body>[\w.-]+)_{1,2}\Z")
 # An unknown directive's source, as docutils quotes it in its error message.
@@ -83,6 +85,7 @@ def parse_rest(text: str, origin: Origin) -> Parsed:
     rest_directives.register()
     context = IncludeContext(root=origin.root, folder=origin.path.parent)
     document = _doctree(text, str(origin.path.absolute()), context)
+    _resolve_roles(document)
     events = list(_events(document, level=0, source=str(origin.path.absolute())))
     first_title = next((e.text for e in events if isinstance(e, Heading)), None)
     title = first_title or origin.stem
@@ -174,7 +177,7 @@ def _blocks(node: nodes.Element, source: str) -> Iterator[Block]:
     elif isinstance(node, nodes.field_list):
         yield Block(_fields(node), location)
     elif isinstance(node, nodes.option_list):
-        yield Block(" ".join(node.astext().split()), location)
+        yield Block(" ".join(_plain(node).split()), location)
     elif isinstance(node, nodes.table):
         yield Block(_table(node), location)
     elif isinstance(node, nodes.image):
@@ -208,8 +211,19 @@ def _inline(node: nodes.Node) -> str:
     return ""
 
 
-def _role_text(raw: str) -> str:
-    """`:func:`~pkg.mod.name`` -> `name`, `:ref:`Text <label>`` -> `Text`, `word`_ -> `word`."""
+def _plain(node: nodes.Node) -> str:
+    """`node.astext()` without docutils' messages (an option list's options and text)."""
+    if isinstance(node, nodes.system_message):
+        return ""
+    if isinstance(node, nodes.Element):
+        return node.child_text_separator.join(_plain(child) for child in node.children)
+    return node.astext()
+
+
+def _role_text(raw: str, labels: Mapping[str, str] | None = None) -> str:
+    """`:func:`~pkg.mod.name`` -> `name`, `:ref:`Text <label>`` -> `Text`, `word`_ -> `word`;
+    `:ref:`label`` -> the title of the section the label marks when the page has it, else
+    the label's words, and `:doc:`/usage/cli`` -> `cli` (Sphinx shows the target's title)."""
     match = _ROLE.match(raw) or _BARE_REFERENCE.match(raw)
     if match is None:
         return raw
@@ -219,7 +233,42 @@ def _role_text(raw: str) -> str:
         return titled["title"]
     if body.startswith("~"):
         return body[1:].rsplit(".", 1)[-1]
+    role = match.groupdict().get("role") or ""
+    if role.endswith((":ref", ":doc", ":numref")) or role in ("ref", "doc", "numref"):
+        label = body.strip()
+        if labels and label.casefold() in labels:
+            return labels[label.casefold()]
+        path = label.strip("/").removesuffix("/index").removesuffix("index")
+        return " ".join(_LABEL_SEPARATORS.split(path.rsplit("/", 1)[-1] or label)).strip()
     return body.lstrip("!")
+
+
+def _labels(document: nodes.document) -> dict[str, str]:
+    """`.. _label:` targets right before a section title: label -> that title."""
+    labels: dict[str, str] = {}
+    for section in document.findall(nodes.section):
+        parent = section.parent
+        if parent is None:
+            continue
+        position = parent.index(section)
+        title = next((c for c in section.children if isinstance(c, nodes.title)), None)
+        text = " ".join(_inline(title).split()) if title is not None else ""
+        for previous in reversed(parent.children[:position]):
+            if not isinstance(previous, nodes.target):
+                break
+            for name in previous.get("names", ()):
+                labels[name.casefold()] = text
+        for name in section.get("names", ()):
+            labels.setdefault(name.casefold(), text)
+    return labels
+
+
+def _resolve_roles(document: nodes.document) -> None:
+    """Each unknown role or reference replaced by the text Sphinx shows for it."""
+    labels = _labels(document)
+    for node in list(document.findall(nodes.problematic)):
+        if node.parent is not None:
+            node.parent.replace(node, nodes.Text(_role_text(node.astext(), labels)))
 
 
 def _unknown_directive_body(message: nodes.system_message) -> str | None:
@@ -270,10 +319,13 @@ def _definitions(node: nodes.Element, source: str) -> Iterator[Block]:
 
 
 def _fields(node: nodes.Element) -> str:
+    """One line per field; its body's blocks as the page shows them (no docutils text)."""
     lines = []
     for item in node.findall(nodes.field):
         name = next((_inline(c) for c in item.children if isinstance(c, nodes.field_name)), "")
-        body = next((c.astext() for c in item.children if isinstance(c, nodes.field_body)), "")
+        body = " ".join(block.text for c in item.children if isinstance(c, nodes.field_body)
+                        for grand in c.children if isinstance(grand, nodes.Element)
+                        for block in _blocks(grand, ""))
         lines.append(f"{name}: {' '.join(body.split())}")
     return "\n".join(lines)
 

@@ -7,14 +7,16 @@ to run per file (an application, a build environment, extensions), so these stan
 each directive the text its HTML page shows, and nothing else:
 - prose directives (`versionadded`, `seealso`, `deprecated`, `only`, `tab`...) keep their
   title line and their body, parsed as reST;
-- object descriptions (`function`, `class`, `confval`, `option`...) keep their signature
-  and body, and Sphinx's `auto*` directives (whose text lives in code docai does not
-  import) keep only their signature;
+- version notes keep their version and text (written on the directive's line or the next);
+- any other directive, known or not (`function`, `confval`, the Python docs' `opcode`...),
+  is an object description: its arguments as a signature line, `:type:` and `:default:` as
+  Sphinx shows them, and its body parsed as reST;
+- Sphinx's `auto*` directives (whose text lives in code docai never imports) are dropped,
+  with a note that API pages need the built HTML;
 - code directives (`code-block`, `sourcecode`, `doctest`...) keep their code;
 - navigation and build directives (`toctree`, `index`, `highlight`, `currentmodule`...)
   are dropped.
-Any option is accepted (a stand-in does not know every extension's options). Directives
-outside these lists still fail in docutils; `rest.py` keeps their body as text.
+Any option is accepted (a stand-in does not know every extension's options).
 
 docutils keeps its directives in one table per process: registering the stand-ins there
 once (`register`) is how Sphinx itself extends it.
@@ -22,6 +24,7 @@ once (`register`) is how Sphinx itself extends it.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -72,28 +75,74 @@ class _Prose(Directive):
     has_content = True
     option_spec: ClassVar[dict[str, Any]] = _AnyOptions()
     label = ""
+    joiner = ": "  # "Availability: Unix."; a version note reads "Added in version 3.2"
 
     def run(self) -> list[nodes.Node]:
         container = nodes.container()
-        heading = " ".join(part for part in (self.label, " ".join(self.arguments)) if part)
+        body = self.body()
+        heading = self.joiner.join(part for part in (self.label, self.argument_line()) if part)
         if heading:
-            container += nodes.paragraph(text=heading + (":" if self.content else ""))
-        if self.content:
-            self.state.nested_parse(self.content, self.content_offset, container)
+            container += nodes.paragraph(text=heading + (":" if body else ""))
+        self.parse_body(body, container)
         return [container]
+
+    def argument_line(self) -> str:
+        return " ".join(" ".join(self.arguments).split())
+
+    def body(self) -> StringList:
+        return self.content
+
+    def parse_body(self, body: StringList, container: nodes.Element) -> None:
+        if body:
+            self.state.nested_parse(body, self.content_offset, container)
+
+
+class _Version(_Prose):
+    """`.. versionchanged:: 1.0 text`: the version on the title line; the text after it,
+    on that line or the ones below, is the note's first paragraph (as Sphinx reads it)."""
+
+    joiner = " "
+
+    def argument_line(self) -> str:
+        return " ".join(self.arguments).split(maxsplit=1)[0] if self.arguments else ""
+
+    def body(self) -> StringList:
+        words = " ".join(self.arguments).split(maxsplit=1)
+        if len(words) < 2:
+            return self.content
+        first = StringList([words[1]], source=self.content.source(0) if self.content else "")
+        return first + StringList([""]) + self.content if self.content else first
 
 
 class _Signature(_Prose):
-    """An object description (`.. function:: name(args)`): its signature, then its body."""
+    """An object description (`.. function:: name(args)`, any directive not known
+    otherwise): each signature on its line, `:type:`/`:default:` as fields, then its body."""
 
-
-class _SignatureOnly(_Prose):
-    """Sphinx's `auto*` directives: their text is a docstring in code; the name remains."""
-
-    has_content = False
+    SHOWN_OPTIONS: ClassVar[tuple[str, ...]] = ("type", "default")
 
     def run(self) -> list[nodes.Node]:
-        return [nodes.paragraph(text=" ".join(self.arguments))] if self.arguments else []
+        container = nodes.container()
+        for signature in " ".join(self.arguments).split("\n"):
+            if signature.strip():
+                container += nodes.paragraph(text=" ".join(signature.split()))
+        shown = [(name, self.options[name]) for name in self.SHOWN_OPTIONS
+                 if isinstance(self.options.get(name), str) and self.options[name].strip()]
+        if shown:
+            fields = StringList([f":{name.capitalize()}: {value}" for name, value in shown])
+            self.state.nested_parse(fields, self.content_offset, container)
+        self.parse_body(self.content, container)
+        return [container]
+
+
+class _AutoDoc(_Dropped):
+    """Sphinx's `auto*` directives: their text is a docstring in code docai never imports;
+    the page gets one note that its API reference is in the built HTML."""
+
+    def run(self) -> list[nodes.Node]:
+        context = self.state.document.settings.docai_context
+        if messages.LOAD_NOTE_AUTODOC not in context.notes:
+            context.notes.append(messages.LOAD_NOTE_AUTODOC)
+        return []
 
 
 class _Code(Directive):
@@ -187,28 +236,22 @@ DROPPED = (
     "moduleauthor", "codeauthor", "autosummary", "graphviz", "inheritance-diagram", "digraph",
     "plot", "testsetup", "testcleanup", "cssclass", "meta", "raw", "contents", "todolist",
     "literalinclude-hidden", "spelling:word-list", "program", "c:namespace",
-    "cpp:namespace",
+    "cpp:namespace", "audit-event", "audit-event-table",
 )
-PROSE = {
+VERSIONS = {
     "versionadded": "Added in version", "versionchanged": "Changed in version",
     "versionremoved": "Removed in version", "deprecated": "Deprecated since version",
+    "deprecated-removed": "Deprecated since version",
+}
+PROSE = {
+    "availability": "Availability", "impl-detail": "CPython implementation detail",
     "seealso": "See also", "centered": "", "hlist": "", "glossary": "", "only": "",
     "ifconfig": "", "tab": "", "tabs": "", "tab-set": "", "tab-item": "", "group-tab": "",
     "code-tab": "", "card": "", "grid": "", "grid-item": "", "grid-item-card": "",
     "dropdown": "", "todo": "To do", "productionlist": "", "versionadded-since": "",
     "admonition-todo": "", "jinja": "", "container": "", "details": "",
 }
-SIGNATURES = (
-    "function", "class", "method", "attribute", "data", "exception", "decorator",
-    "decoratormethod", "classmethod", "staticmethod", "property", "type", "describe",
-    "object", "option", "envvar", "confval", "setting", "cmdoption", "program-option",
-    "role", "directive", "event", "term", "c:function", "c:macro", "c:type", "c:member",
-    "c:var", "c:struct", "cpp:function", "cpp:class", "js:function", "js:class",
-    "rst:directive", "rst:role", "rst:directive:option",
-) + tuple(f"py:{kind}" for kind in (
-    "function", "class", "method", "attribute", "data", "exception", "decorator",
-    "classmethod", "staticmethod", "property", "type"))
-SIGNATURE_ONLY = (
+AUTODOC = (
     "autofunction", "autoclass", "automethod", "autoattribute", "autodata", "automodule",
     "autoexception", "autodecorator", "autoproperty", "autoclasstoc", "autoprogram",
     "click", "argparse", "autoflask", "autotypeddict",
@@ -220,16 +263,35 @@ CODE = (
 )
 
 
+# A directive name as Sphinx and its extensions write them (`function`, `py:method`,
+# `click:example`): any such name docutils does not know is read as an object description.
+_DIRECTIVE_NAME = re.compile(r"[A-Za-z][\w.+-]*(?::[\w.+-]+)*")
+
+
+def _any_directive(name: str, language: Any, document: Any) -> tuple[Any, list[Any]]:
+    """docutils' directive look-up, with every unknown name an object description."""
+    found, found_messages = _DOCUTILS_LOOKUP(name, language, document)
+    if found is None and _DIRECTIVE_NAME.fullmatch(name):
+        return _Signature, []
+    return found, found_messages
+
+
+_DOCUTILS_LOOKUP = directives.directive
+
+
 def register() -> None:
-    """Put the stand-ins and the safe include in docutils' directive table (idempotent)."""
+    """Put the stand-ins and the safe include in docutils' directive table, and the
+    look-up that reads unknown directives as object descriptions (idempotent)."""
+    directives.directive = _any_directive
     for name in DROPPED:
         directives.register_directive(name, _Dropped)
     for name, label in PROSE.items():
         directives.register_directive(name, type(f"_Prose_{name}", (_Prose,), {"label": label}))
-    for name in SIGNATURES:
-        directives.register_directive(name, _Signature)
-    for name in SIGNATURE_ONLY:
-        directives.register_directive(name, _SignatureOnly)
+    for name, label in VERSIONS.items():
+        directives.register_directive(name, type(f"_Version_{name}", (_Version,),
+                                                 {"label": label}))
+    for name in AUTODOC:
+        directives.register_directive(name, _AutoDoc)
     for name in CODE:
         directives.register_directive(name, _Code)
     directives.register_directive("include", _Include)

@@ -74,6 +74,11 @@ LOAD_NOTE_INCLUDE_OUTSIDE = (
 )
 LOAD_NOTE_INCLUDE_MISSING = "include de {target} ignorado: {reason}"
 LOAD_INCLUDE_NOT_FOUND = "não existe na pasta de documentos"
+LOAD_INCLUDE_FOLDER = "é uma pasta, não um arquivo"
+LOAD_NOTE_AUTODOC = (
+    "as referências de API (autodoc: autofunction, autoclass...) vêm do código, que docai "
+    "não executa; para tê-las, indexe o HTML gerado pelo Sphinx"
+)
 LOAD_NOTE_INCLUDE_TOO_DEEP = "include de {target} ignorado: includes aninhados demais (ou em ciclo)"
 LOAD_SKIP_PDF_BROKEN = "PDF danificado ou ilegível ({reason}); abra-o e salve de novo, ou remova-o"
 LOAD_SKIP_PDF_ENCRYPTED = "PDF protegido por senha; salve uma cópia sem senha para indexá-lo"
@@ -86,3 +91,13 @@ LOAD_SKIP_EPUB_TOO_BIG = (
     "EPUB descompactado passaria de {limit} (suspeito de bomba zip); não foi aberto"
 )
 LOAD_SKIP_NOTEBOOK_BROKEN = "notebook Jupyter inválido ({reason}); abra-o no Jupyter e salve de novo"
+
+# --- ignore files (docai/loading/ignore.py) --------------------------------------------------
+IGNORE_RULE_INVALID = (
+    "linha {line}: regra {rule!r} inválida, ignorada (como o git faz); corrija-a ou apague-a"
+)
+IGNORE_RULE_TOO_LONG = "linha {line}: regra com mais de {limit} caracteres, ignorada"
+IGNORE_TOO_MANY_RULES = (
+    "só as primeiras {limit} regras valem; da linha {line} em diante, o arquivo foi ignorado"
+)
+IGNORE_FILE_TOO_BIG = "arquivo de regras maior que {limit} MB, ignorado por inteiro"
