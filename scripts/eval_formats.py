@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import docusaurus_twin  # noqa: E402
+import manual_forms  # noqa: E402
 
 from docai.answer.prompt import prompt_budget  # noqa: E402
 from docai.cli.commands.evaluate import load_questions  # noqa: E402
@@ -110,6 +111,17 @@ TWINS = (
         Form("HTML", "git/html", _same),
         Form("AsciiDoc", "git/adoc", _asciidoc),
     )),
+    Twin("git-man", ROOT / "tests/eval/git-asciidoc.jsonl", True, (
+        Form("HTML", "git/html", _same),
+        Form("man", "git/man", lambda source: manual_forms.git_man_source(source, DATA)),
+    ), gated=False),  # new form: reported, gated once it has held on a run
+    Twin("python-docs", ROOT / "tests/eval/python-docs.jsonl", True, (
+        Form("HTML", "python-docs/html", _same),
+        Form("reST", "python-docs/rst", _rest),
+    )),
+    Twin("man-info", ROOT / "tests/eval/man-info.jsonl", True, (
+        Form("man+info", "man-info", _same),
+    ), gated=False),  # one form, no twin: its hit@3 is reported against the 0.85 target
     Twin("nbsphinx", ROOT / "tests/eval/nbsphinx.jsonl", True, (
         Form("HTML", "nbsphinx/html", _same),
         Form("notebook", "nbsphinx/ipynb", _notebook),
@@ -162,6 +174,9 @@ def _debian_forms() -> None:
         shutil.copytree(flask / "_sources", DATA / "flask/rst")
         _git_forms(unpacked / GIT)
         nbsphinx_forms(unpacked / NBSPHINX)
+    manual_forms.git_man_form(DATA)
+    manual_forms.python_docs_forms(DATA)
+    manual_forms.man_info_folder(DATA)
 
 
 def nbsphinx_forms(html: Path) -> None:
