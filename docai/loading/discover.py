@@ -22,7 +22,7 @@ from docai.errors import DocsFolderError
 from docai.loading.formats import SUPPORTED_SUFFIXES
 from docai.loading.ignore import IgnoreRules
 from docai.loading.names import display_name
-from docai.records import Skipped
+from docai.records import Notice, Skipped
 
 # Tools' folders (`node_modules`, `.git`, virtual environments) are left out by
 # `loading.ignore`'s default rules, which a `.docaiignore` can override.
@@ -46,6 +46,7 @@ class Discovery:
     files: tuple[Path, ...]
     skipped: tuple[Skipped, ...]
     ignored: int = 0  # files and folders the ignore rules left out (`loading.ignore`)
+    notices: tuple[Notice, ...] = ()  # rules of the ignore files that were skipped, and why
 
 
 def scan(
@@ -74,6 +75,7 @@ def scan(
         files=tuple(root / relative for relative in found),
         skipped=tuple(sorted(skipped, key=lambda item: item.source)),
         ignored=walk.ignored,
+        notices=walk.rules.notices,
     )
 
 
