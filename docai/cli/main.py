@@ -15,7 +15,8 @@ from collections.abc import Sequence
 
 from docai import messages
 from docai.cli.options.config import Sourced, sourced_values
-from docai.cli.options.parser import build_parser, settings_from_args
+from docai.cli.options.parser import build_parser, question_as_ask, settings_from_args
+from docai.cli.session_log import LAST_SESSION
 from docai.cli.terminal_text import one_line
 from docai.errors import DocaiError, DocsFolderError, SettingsError
 from docai.settings import DOCS_CANDIDATES, ENV_DOCS, Settings, config_file
@@ -30,7 +31,7 @@ JSON_COMMANDS = ("ask", "search", "eval", "log", "status", "store")
 def main(argv: Sequence[str] | None = None) -> int:
     _reopen_closed_streams()
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(question_as_ask(parser, sys.argv[1:] if argv is None else argv))
     try:
         environ = dict(os.environ)
         values = sourced_values(args, environ)
@@ -75,8 +76,7 @@ def _dispatch(args: argparse.Namespace, settings: Settings, values: dict[str, So
         raise SettingsError(messages.JSON_NOT_SUPPORTED.format(command=args.command or "docai"))
     # Imported lazily: `--help` and usage errors need none of them, and a broken optional
     # stage cannot block the other commands.
-    if args.resume and args.command is not None:
-        raise SettingsError(messages.CONTINUE_ONLY_INTERACTIVE.format(command=args.command))
+    resume = _resume(args)
     if args.command == "log":
         from docai.cli.commands import log
 
@@ -107,7 +107,7 @@ def _dispatch(args: argparse.Namespace, settings: Settings, values: dict[str, So
     if args.command == "ask":
         from docai.cli.commands import ask
 
-        return ask.run(settings, args.question)
+        return ask.run(settings, args.question, resume=resume)
     if args.command == "search":
         from docai.cli.commands import search
 
@@ -130,7 +130,21 @@ def _dispatch(args: argparse.Namespace, settings: Settings, values: dict[str, So
         return evaluate.run(settings, args.qa_file)
     from docai.cli.repl import loop as repl
 
-    return repl.run(settings, resume=args.resume)
+    return repl.run(settings, resume=resume)
+
+
+def _resume(args: argparse.Namespace) -> int | None:
+    """The conversation `-c` (the last: LAST_SESSION) or `-r N` continues, before or after
+    `ask`; None for a new one."""
+    last = args.resume or getattr(args, "ask_continue", False)
+    number = args.resume_number if args.resume_number is not None else getattr(
+        args, "ask_resume", None)
+    if last and number is not None:
+        raise SettingsError(messages.CONTINUE_AND_RESUME)
+    wanted = LAST_SESSION if last else number
+    if wanted is not None and args.command not in (None, "ask"):
+        raise SettingsError(messages.CONTINUE_ONLY_INTERACTIVE.format(command=args.command))
+    return wanted
 
 
 def _reopen_closed_streams() -> None:

@@ -32,6 +32,9 @@ from docai.redaction import redact_url
 from docai.retrieval.search_index import SearchIndex
 from docai.settings import Settings
 
+LAST_SESSION = 0
+"""What `-c` resumes: the folder's last conversation (a logged one is numbered from 1)."""
+
 
 class ShownAnswer(Protocol):
     """What the log needs of how an answer was shown (the terminal's printer, or
@@ -123,6 +126,13 @@ class SessionLog:
             self._fail(error)
             return None
         return found if found is not None and found.collection == self.collection else None
+
+    def to_resume(self, resume: int) -> SessionSummary | None:
+        """The conversation `-c` (LAST_SESSION) or `-r N` names, if this folder has it."""
+        if resume == LAST_SESSION:
+            listed = self.sessions(1)
+            return listed[0] if listed else None
+        return self.summary(resume)
 
     def rename(self, session: int, name: str | None) -> bool:
         if self._log is None:

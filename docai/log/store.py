@@ -119,12 +119,16 @@ class ExchangeLog:
 
     def rename_session(self, session: int, name: str | None) -> bool:
         """Give a conversation a name (None removes it); False when there is no such one."""
+        if not _storable(session):
+            return False
         cursor = self._write("UPDATE sessions SET name = ? WHERE id = ?", (name, session))
         return cursor.rowcount > 0
 
     def delete_sessions(self, sessions: Sequence[int] | None) -> int:
         """Delete these conversations (None: every one) with their exchanges, in one
         transaction; the number of exchanges deleted."""
+        if sessions is not None:
+            sessions = [number for number in sessions if _storable(number)]
         where, values = ("", []) if sessions is None else (
             f" WHERE session_id IN ({','.join('?' * len(sessions))})", list(sessions))
         try:
@@ -142,6 +146,8 @@ class ExchangeLog:
     # --- reading ------------------------------------------------------------------------------
     def session_summary(self, session: int) -> SessionSummary | None:
         """One conversation, whatever its folder (None when there is no such one)."""
+        if not _storable(session):
+            return None
         rows = self._read(_SUMMARY.format(where="s.id = ?") + " GROUP BY s.id", (session,))
         return _summary(rows[0]) if rows else None
 
@@ -165,6 +171,8 @@ class ExchangeLog:
         return [_exchange(row) for row in reversed(rows)]
 
     def session_exchanges(self, session: int) -> list[LoggedExchange]:
+        if not _storable(session):
+            return []
         rows = self._read("SELECT * FROM exchanges WHERE session_id = ? ORDER BY id", (session,))
         return [_exchange(row) for row in rows]
 
@@ -259,6 +267,12 @@ def _private_companions(path: Path) -> None:
                 companion.chmod(0o600)
         except OSError:
             pass  # not there (yet): nothing to protect
+
+
+def _storable(number: int) -> bool:
+    """Whether `number` can be a row id: SQLite refuses an integer past 64 bits outright
+    (OverflowError), where a number it can hold that names no row simply finds nothing."""
+    return -SQLITE_MAX_INTEGER - 1 <= number <= SQLITE_MAX_INTEGER
 
 
 def _valid(values: Sequence[object]) -> list[object]:

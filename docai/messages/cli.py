@@ -46,9 +46,6 @@ ARGS_INVALID_VALUE = "valor inválido {value} (esperava {kind})"
 ARGS_TYPE_INT = "um número inteiro"
 ARGS_TYPE_FLOAT = "um número, ex.: 0.5"
 ARGS_INVALID_CHOICE = "valor inválido {value} (escolha entre {choices})"
-ARGS_QUESTION_WITHOUT_ASK = (
-    'para perguntar, use docai ask "{value}" (ou só docai, para conversar)'
-)
 ARGS_UNRECOGNIZED = "argumentos não reconhecidos: {arguments}"
 ARGS_UNKNOWN_OPTION = "opção desconhecida {option}"
 ARGS_OPTION_NOT_TOGETHER = "{option} não combina com {other}: escolha uma das duas"

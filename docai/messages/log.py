@@ -68,7 +68,12 @@ LOG_NO_ANSWER = "(sem resposta)"
 
 # --- resuming (docai/cli/sessions.py) -------------------------------------------------------
 ARGS_CONTINUE_HELP = "retoma a última conversa desta pasta de documentos (modo interativo)"
-CONTINUE_ONLY_INTERACTIVE = "--continuar/-c vale só para o modo interativo (docai sem subcomando), não para {command}"
+CONTINUE_ONLY_INTERACTIVE = "--continuar/-c e --retomar/-r valem para o modo interativo e para ask, não para {command}"
+ARGS_RESUME_HELP = "retoma a conversa número N (o #N de /sessoes e de docai log)"
+ARGS_ASK_CONTINUE_HELP = "pergunta dentro da última conversa desta pasta (o modelo recebe as perguntas anteriores)"
+ARGS_ASK_RESUME_HELP = "pergunta dentro da conversa número N (o #N de /sessoes e de docai log)"
+CONTINUE_AND_RESUME = "use -c (a última conversa) ou -r N (a conversa N), não os dois"
+RESUME_NOT_FOUND = "não há conversa #{number} com {docs} no registro (docai log mostra os números)"
 CONTINUE_NOTHING = "Nenhuma conversa anterior com {docs}; começando uma nova."
 CONTINUE_LOG_OFF = "O registro está desligado (--no-log ou log = false): não há conversa para retomar."
 RESUMED = "Retomando a conversa de {time} ({count} pergunta(s)); a última: {question}"

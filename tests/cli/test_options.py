@@ -84,16 +84,6 @@ def test_a_question_in_several_words_is_asked_whole(run_docai, fake_ollama: Fake
         fake_ollama.chat_requests[0]["messages"][1]["content"])
 
 
-def test_a_question_where_the_command_goes_gets_a_hint(run_docai) -> None:
-    result = run_docai("Como instalo o docai?")
-    assert result.returncode == 2
-    assert result.stderr.splitlines() == [
-        'docai: erro: para perguntar, use docai ask "Como instalo o docai?" '
-        "(ou só docai, para conversar)",
-        "Veja as opções com `docai --help`.",
-    ]
-
-
 @pytest.mark.parametrize(
     ("args", "expected"),
     [

@@ -208,9 +208,11 @@ def test_no_log_and_log_false_write_nothing(
     assert code == 2 and "log = false" in err
 
 
-def test_continuar_is_for_the_repl_only(docai: InProcessDocai, sample_docs: Path) -> None:
+def test_continuar_is_for_the_repl_and_ask_only(
+    docai: InProcessDocai, sample_docs: Path
+) -> None:
     code, _, err = docai("-c", "search", "pip", "--docs", sample_docs)
-    assert code == 2 and "--continuar/-c vale só para o modo interativo" in err
+    assert code == 2 and "valem para o modo interativo e para ask, não para search" in err
 
 
 def test_docai_ask_is_logged_and_continued_by_the_repl(

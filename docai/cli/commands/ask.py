@@ -14,22 +14,29 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import TextIO
 
 from docai import messages
 from docai.answer.answerer import Answerer
+from docai.answer.conversation import Conversation
 from docai.answer.recording import TurnRecorder
 from docai.cli.output.answer_json import JsonAnswer
 from docai.cli.output.control_echo import no_control_echo
 from docai.cli.output.render import AnswerPrinter
-from docai.cli.session_log import SessionLog, record_answer
+from docai.cli.repl.sessions import local_time, resumed
+from docai.cli.session_log import SessionLog, conversation_from, record_answer
 from docai.cli.startup import open_retrieval
-from docai.cli.terminal_text import json_text
+from docai.cli.terminal_text import json_text, one_line
 from docai.llm.backends import make_backend
+from docai.question_limit import MAX_QUESTION_CHARS, QuestionTooLong, check_question
+from docai.retrieval.search_index import SearchIndex
 from docai.settings import VERBOSE, Settings
 from docai.text.analysis import surely_english
 
 
-def run(settings: Settings, words: Sequence[str]) -> int:
+def run(settings: Settings, words: Sequence[str], *, resume: int | None = None) -> int:
+    """Answer one question; `resume` (`-c`: LAST_SESSION, `-r N`) asks it inside a logged
+    conversation, as the REPL would after `/retomar`."""
     question, problem = read_question(words)
     if problem is not None:
         print(messages.ERROR_PREFIX.format(message=problem), file=sys.stderr)
@@ -37,59 +44,70 @@ def run(settings: Settings, words: Sequence[str]) -> int:
     backend = make_backend(settings)  # a bad --backend/--base-url fails before indexing
     # Which embedder ranks by meaning is news once; a one-shot command says it with -v.
     opened = open_retrieval(settings, sys.stderr, announce=settings.verbosity >= VERBOSE)
+    answerer = Answerer(opened.index, backend, settings, dense=opened.dense)
+    log = SessionLog.open(settings, warn=lambda line: print(line, file=sys.stderr))
+    conversation = None if resume is None else _conversation(log, resume, settings, opened.index)
     if settings.json_output:
-        return _answer_as_json(question, Answerer(opened.index, backend, settings,
-                                                  dense=opened.dense), settings)
+        collected = JsonAnswer(question, settings)
+        return _answer(question, conversation, answerer, collected, log, settings)
     printer = AnswerPrinter(sys.stdout, sys.stderr, show_thinking=settings.show_thinking,
                             english=surely_english(question), verbosity=settings.verbosity,
                             docs=settings.docs_dir)
-    answerer = Answerer(opened.index, backend, settings, dense=opened.dense)
-    log = SessionLog.open(settings, warn=lambda line: print(line, file=sys.stderr))
+    return _answer(question, conversation, answerer, printer, log, settings)
+
+
+def _answer(
+    question: str,
+    conversation: Conversation | None,
+    answerer: Answerer,
+    shown: AnswerPrinter | JsonAnswer,
+    log: SessionLog | None,
+    settings: Settings,
+) -> int:
+    """Stream the answer to `shown` (the terminal's printer, or `--json`'s collector), log it."""
     recorder = TurnRecorder(question)
-    events = answerer.answer(question)
+    events = answerer.answer(question, conversation)
     try:
         with no_control_echo(sys.stdin):
             for event in events:
                 recorder.see(event)
-                printer.show(event)
-            printer.finish()
+                shown.show(event)
+            if isinstance(shown, AnswerPrinter):
+                shown.finish()
     except KeyboardInterrupt:
         events.close()  # closes the stream: the server stops generating
-        printer.interrupted()  # erases a status line, says the answer stopped
-        record_answer(log, recorder, printer, settings, interrupted=True)
+        if isinstance(shown, AnswerPrinter):
+            shown.interrupted()  # erases a status line, says the answer stopped
+        record_answer(log, recorder, shown, settings, interrupted=True)
         return 130
     except BaseException:
-        printer.abandon()
+        if isinstance(shown, AnswerPrinter):
+            shown.abandon()
         raise
     finally:
         answerer.close()
-    record_answer(log, recorder, printer, settings, interrupted=False)
+    record_answer(log, recorder, shown, settings, interrupted=False)
     if log is not None:
         log.close()
-    return 1 if printer.failed else 0
+    if isinstance(shown, JsonAnswer):
+        print(json_text(shown.as_json()), flush=True)
+    return 1 if shown.failed else 0
 
 
-def _answer_as_json(question: str, answerer: Answerer, settings: Settings) -> int:
-    """`ask --json`: the whole answer as one JSON object on stdout, logged as usual."""
-    collected = JsonAnswer(question, settings)
-    log = SessionLog.open(settings, warn=lambda line: print(line, file=sys.stderr))
-    recorder = TurnRecorder(question)
-    events = answerer.answer(question)
-    try:
-        for event in events:
-            recorder.see(event)
-            collected.show(event)
-    except KeyboardInterrupt:
-        events.close()
-        record_answer(log, recorder, collected, settings, interrupted=True)
-        return 130
-    finally:
-        answerer.close()
-    record_answer(log, recorder, collected, settings, interrupted=False)
-    if log is not None:
-        log.close()
-    print(json_text(collected.as_json()), flush=True)
-    return 1 if collected.failed else 0
+def _conversation(
+    log: SessionLog | None, resume: int, settings: Settings, index: SearchIndex
+) -> Conversation | None:
+    """The logged conversation `-c`/`-r N` continue (its next exchange is logged in it),
+    said on stderr; None, with the reason, when there is none."""
+    found, problem = resumed(log, resume, settings)
+    if problem is not None:
+        print(problem, file=sys.stderr)
+    if found is None or log is None or not (exchanges := log.reopen(found.id)):
+        return None
+    print(messages.RESUMED.format(time=local_time(found.last_at), count=len(exchanges),
+                                  question=one_line(exchanges[-1].question)[:70]),
+          file=sys.stderr)
+    return conversation_from(exchanges, index)
 
 
 def read_question(words: Sequence[str]) -> tuple[str, str | None]:
@@ -99,15 +117,25 @@ def read_question(words: Sequence[str]) -> tuple[str, str | None]:
     if "-" in words and len(words) > 1:
         return "", messages.ASK_DASH_WITH_WORDS
     if list(words) == ["-"] or (not words and stdin is not None and not stdin.isatty()):
-        text = stdin.read() if stdin is not None else ""
+        text = _bounded_read(stdin) if stdin is not None else ""
         if has_words(text):
             return text, None
         # `-` named the input, which was empty; no words at all may be a forgotten question.
         return "", messages.ASK_EMPTY_STDIN if words else messages.ASK_NO_QUESTION
     if not words:
         return "", messages.ASK_NO_QUESTION
-    question = " ".join(words)
+    question = check_question(" ".join(words))
     return question, None if has_words(question) else messages.ASK_EMPTY_QUESTION
+
+
+def _bounded_read(stdin: TextIO) -> str:
+    """Standard input as the question, refused past MAX_QUESTION_CHARS (`docai ask - <
+    big.txt`): what lies beyond the limit is counted for the message, never kept."""
+    text = stdin.read(MAX_QUESTION_CHARS + 1)
+    if len(text) <= MAX_QUESTION_CHARS:
+        return text
+    size = len(text) + sum(len(piece) for piece in iter(lambda: stdin.read(1 << 20), ""))
+    raise QuestionTooLong(size)
 
 
 def has_words(text: str) -> bool:

@@ -19,6 +19,7 @@ from docai.cli.startup import dense_coverage, open_retrieval
 from docai.cli.terminal_text import json_text, one_line
 from docai.errors import DocaiError
 from docai.loading import display_name
+from docai.question_limit import check_question
 from docai.records import Hit
 from docai.retrieval.verdict import search
 from docai.settings import VERBOSE, Settings
@@ -32,6 +33,8 @@ def run(settings: Settings, question: str | None) -> int:
         raise DocaiError(messages.SEARCH_NO_INPUT)
     if question is not None and not question.strip():
         raise DocaiError(messages.SEARCH_EMPTY_QUESTION)
+    if question is not None:
+        check_question(question)  # before the index opens: a 4 MB question costs nothing
     # Which embedder ranks by meaning is news once; a one-shot command says it with -v.
     opened = open_retrieval(settings, sys.stderr, announce=settings.verbosity >= VERBOSE)
     if question is None and sys.stdin.isatty():
@@ -95,4 +98,4 @@ def _stdin_questions() -> Iterator[str]:
     """One question per non-blank line, read lazily so answers stream as lines arrive."""
     for line in sys.stdin:
         if line.strip():
-            yield line.strip()
+            yield check_question(line.strip())

@@ -26,12 +26,10 @@ def _invalid_value(match: re.Match[str]) -> str:
     return messages.ARGS_INVALID_VALUE.format(value=match["value"], kind=kind)
 
 
-def _question_without_command(match: re.Match[str]) -> str | None:
-    """`docai "Como troco o modelo?"`: a question where the command goes; `docai serach`:
-    a command mistyped, answered with the nearest one."""
+def _mistyped_command(match: re.Match[str]) -> str | None:
+    """`docai serach`: a command mistyped, answered with the nearest one (a question where
+    the command goes is asked: `parser.question_as_ask`)."""
     value = match["value"][1:-1]
-    if " " in value or value.endswith("?"):
-        return messages.ARGS_QUESTION_WITHOUT_ASK.format(value=value)
     choices = re.findall(r"[\w-]+", match["choices"])
     if close := closest(value, choices):
         return messages.ARGS_DID_YOU_MEAN.format(
@@ -43,7 +41,7 @@ Render = Callable[[re.Match[str]], "str | None"]
 _TRANSLATIONS: tuple[tuple[re.Pattern[str], Render], ...] = (
     (re.compile(r"argument COMANDO: invalid choice: (?P<value>(['\"]).*\2) "
                 r"\(choose from (?P<choices>.*)\)"),
-     _question_without_command),
+     _mistyped_command),
     (re.compile(r"argument (?P<name>\S+): (?P<rest>.*)", re.DOTALL),
      lambda m: messages.ARGS_ARGUMENT.format(name=m["name"], message=translate(m["rest"]))),
     (re.compile(r"invalid (?P<type>\w+) value: (?P<value>.*)"), _invalid_value),

@@ -9,6 +9,7 @@ the sub-command (`docai --docs D search Q` and `docai search Q --docs D` mean th
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from docai.cli.options.config import (
     sourced_values,
 )
 from docai.cli.options.option_groups import CANDIDATES, COMMAND_GROUPS, DEFAULTS, shared_options
+from docai.cli.options.suggest import closest
 from docai.errors import SettingsError
 from docai.folder_union import distinct_folders, union_folder
 from docai.folders import user_folder
@@ -90,6 +92,8 @@ def build_parser() -> ArgumentParser:
                         help=messages.ARGS_VERSION_HELP)
     parser.add_argument("-c", "--continuar", "--continue", dest="resume", action="store_true",
                         help=messages.ARGS_CONTINUE_HELP)
+    parser.add_argument("-r", "--retomar", "--resume", dest="resume_number", type=int,
+                        metavar="N", help=messages.ARGS_RESUME_HELP)
     commands = parser.add_subparsers(dest="command", metavar="COMANDO")
 
     ask = commands.add_parser(
@@ -99,6 +103,11 @@ def build_parser() -> ArgumentParser:
     # Several words are joined: `docai ask como troco o modelo` asks what it says.
     ask.add_argument("question", metavar="PERGUNTA", nargs="*",
                      help="a pergunta, entre aspas ou em várias palavras (- lê da entrada)")
+    # Their own names: a subparser's default would overwrite `docai -c ask`'s value.
+    ask.add_argument("-c", "--continuar", "--continue", dest="ask_continue",
+                     action="store_true", help=messages.ARGS_ASK_CONTINUE_HELP)
+    ask.add_argument("-r", "--retomar", "--resume", dest="ask_resume", type=int, metavar="N",
+                     help=messages.ARGS_ASK_RESUME_HELP)
 
     search = commands.add_parser(
         "search", parents=[_options_of("search")], help="mostra os trechos que a busca encontra",
@@ -161,6 +170,43 @@ def build_parser() -> ArgumentParser:
         "embeddings e k em vigor, e de onde cada um veio: padrão, arquivo de configuração, "
         "variável de ambiente ou opção.")
     return parser
+
+
+def question_as_ask(parser: ArgumentParser, argv: Sequence[str]) -> list[str]:
+    """`docai "Como troco o modelo?"` read as `docai ask "…"`, as `llm` reads it: the first
+    word where a command goes is a question when it is no command and not a mistyped one
+    (`docai serach` still gets "você quis dizer search")."""
+    argv = list(argv)
+    commands = subcommands(parser)
+    takes_value = {option for action in parser._actions if action.nargs != 0
+                   for option in action.option_strings}
+    position = 0
+    while position < len(argv):
+        token = argv[position]
+        if token == "--" or not token.startswith("-") or token == "-":
+            break
+        name = token.split("=", 1)[0]
+        matches = [option for option in takes_value if option.startswith(name)]
+        wants_value = "=" not in token and (name in takes_value or (
+            name.startswith("--") and len(matches) == 1))
+        position += 2 if wants_value else 1
+    else:
+        return argv
+    if argv[position] == "--":
+        return argv
+    word = argv[position]
+    if word in commands or (" " not in word and not word.endswith("?")
+                            and closest(word, commands) is not None):
+        return argv
+    return [*argv[:position], "ask", *argv[position:]]
+
+
+def subcommands(parser: ArgumentParser) -> list[str]:
+    """The names of `parser`'s subcommands."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return list(action.choices)
+    return []
 
 
 def _options_of(command: str) -> ArgumentParser:

@@ -16,6 +16,7 @@ from docai.cli.repl.reopen import refresh_if_changed
 from docai.cli.repl.session import Session
 from docai.cli.repl.sessions import record_turn
 from docai.cli.terminal_text import strip_controls
+from docai.question_limit import QuestionTooLong, question_too_long
 from docai.store.errors import StoreUnavailable
 from docai.text.analysis import surely_english
 
@@ -27,6 +28,9 @@ def ask(question: str, session: Session, *, fresh: bool = False) -> None:
     At a terminal the prompt comes back after Ctrl-C; with piped input there is no prompt to
     come back to, so the interrupt ends the run (exit 130, like any command).
     """
+    if question_too_long(question):  # said, and the session goes on
+        session.say(strip_controls(str(QuestionTooLong(len(question)))))
+        return
     refresh_if_changed(session)
     printer = AnswerPrinter(session.out, sys.stderr, show_thinking=session.show_thinking,
                             english=surely_english(question),

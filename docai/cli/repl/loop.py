@@ -44,7 +44,7 @@ from docai.redaction import redact_url
 from docai.settings import QUIET, Settings, history_file
 
 
-def run(settings: Settings, *, resume: bool = False) -> int:
+def run(settings: Settings, *, resume: int | None = None) -> int:
     stdin = sys.stdin or io.StringIO()  # a closed stdin (`docai <&-`) reads as empty input
     interactive = stdin.isatty()
     watch = ServerWatch(settings)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, TextIO
 from docai import messages
 from docai.answer.recording import TurnRecorder
 from docai.cli.output.render import AnswerPrinter
-from docai.cli.session_log import SessionLog, conversation_from, record_answer
+from docai.cli.session_log import LAST_SESSION, SessionLog, conversation_from, record_answer
 from docai.cli.terminal_text import one_line
 from docai.log import SessionSummary
 from docai.settings import Settings
@@ -27,23 +27,37 @@ SESSIONS_LISTED = 10  # what /sessoes shows: the last ten are the ones worth res
 QUESTION_WIDTH = 70
 
 
-def open_session_log(session: Session, settings: Settings, *, resume: bool) -> None:
-    """Give `session` its log and, with `resume` (`docai -c`), the last conversation."""
+def open_session_log(session: Session, settings: Settings, *, resume: int | None) -> None:
+    """Give `session` its log and, with `resume` (`docai -c`: the last; `-r N`), that
+    conversation."""
     session.log = SessionLog.open(settings, warn=_warn)
-    if not resume:
+    if resume is None:
         return
     # Piped, stdout is the transcript: what resuming found goes to stderr.
     out = session.out if session.interactive else sys.stderr
-    if session.log is None:
-        out.write(messages.CONTINUE_LOG_OFF + "\n")
-        return
-    listed = session.log.sessions(1)
-    if not listed:
-        if listed is not None:
-            out.write(messages.CONTINUE_NOTHING.format(docs=one_line(settings.shown_docs()))
-                      + "\n")
-        return
-    _reopen(session, listed[0], out)
+    found, problem = resumed(session.log, resume, settings)
+    if problem is not None:
+        out.write(problem + "\n")
+    if found is not None:
+        _reopen(session, found, out)
+
+
+def resumed(
+    log: SessionLog | None, resume: int, settings: Settings
+) -> tuple[SessionSummary | None, str | None]:
+    """The conversation `-c` or `-r N` continues, or the line saying why there is none (a
+    new one starts; both None when the log failed, which said so already)."""
+    if log is None:
+        return None, messages.CONTINUE_LOG_OFF
+    if not log.available:
+        return None, None
+    found = log.to_resume(resume)
+    if found is not None or not log.available:
+        return found, None
+    docs = one_line(settings.shown_docs())
+    if resume == LAST_SESSION:
+        return None, messages.CONTINUE_NOTHING.format(docs=docs)
+    return None, messages.RESUME_NOT_FOUND.format(number=resume, docs=docs)
 
 
 def record_turn(

@@ -1,0 +1,119 @@
+"""Habits brought from `llm`, `ollama run` and aichat, through the real `docai`: a question
+where the command goes, `ask -c` and `ask -r N`, and the limits a question and a
+conversation number meet (a huge question, a number past SQLite's range)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pexpect
+import pytest
+
+from tests.support.docai_cli import DOCAI, InProcessDocai, docai_env
+from tests.support.fake_ollama import FakeOllama
+from tests.support.sample_docs import QUESTION, write_docs
+
+PROMPT = "docai>"
+HUGE = "9" * 23  # past a 64-bit integer: SQLite cannot even compare it
+
+
+@pytest.fixture
+def fake(numbered_ollama: FakeOllama) -> FakeOllama:
+    return numbered_ollama
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    return write_docs(tmp_path / "docs")
+
+
+def user_turns(request: dict[str, Any]) -> list[str]:
+    """The earlier questions a chat request carries (the last user message is the prompt)."""
+    return [m["content"] for m in request["messages"][1:-1] if m["role"] == "user"]
+
+
+def test_a_question_where_the_command_goes_is_asked(
+    tmp_path: Path, docs: Path, fake: FakeOllama, docai: InProcessDocai
+) -> None:
+    docai.use_env(tmp_path, fake.url)
+    done = docai(QUESTION, "--docs", docs)
+    assert done.returncode == 0, done.stderr
+    assert "Resposta 1." in done.stdout and "Fontes:" in done.stdout
+    done = docai("--docs", docs, "pipx")  # one word, after an option taking a value
+    assert done.returncode == 0, done.stderr
+    mistyped = docai("serach", "porta")
+    assert mistyped.returncode == 2
+    assert "você quis dizer search?" in mistyped.stderr
+
+
+def test_ask_c_continues_the_last_conversation_and_r_n_a_given_one(
+    tmp_path: Path, docs: Path, fake: FakeOllama, docai: InProcessDocai
+) -> None:
+    docai.use_env(tmp_path, fake.url)
+    assert docai("ask", QUESTION, "--docs", docs).returncode == 0
+    continued = docai("ask", "-c", "e com pipx?", "--docs", docs)
+    assert continued.returncode == 0, continued.stderr
+    assert "Retomando a conversa" in continued.stderr
+    assert user_turns(fake.chat_requests[-1]) == [QUESTION]
+    assert docai("ask", "Qual é o padrão de --num-ctx?", "--docs", docs).returncode == 0  # new
+    assert user_turns(fake.chat_requests[-1]) == []
+    first = min(entry["session"] for entry in json.loads(docai("log", "--json").stdout))
+    again = docai("ask", "-r", str(first), "e o comando exato?", "--docs", docs)
+    assert again.returncode == 0, again.stderr
+    assert user_turns(fake.chat_requests[-1]) == [QUESTION, "e com pipx?"]
+    sessions = [entry["session"] for entry in json.loads(docai("log", "--json").stdout)]
+    assert sessions.count(first) == 3  # logged in the conversation it continued
+    both = docai("ask", "-c", "-r", str(first), "x", "--docs", docs)
+    assert both.returncode == 2 and "não os dois" in both.stderr
+
+
+def test_a_conversation_number_past_sqlite_range_is_no_conversation(
+    tmp_path: Path, docs: Path, fake: FakeOllama, docai: InProcessDocai
+) -> None:
+    docai.use_env(tmp_path, fake.url)
+    done = docai("ask", "--resume", HUGE, QUESTION, "--docs", docs)
+    assert done.returncode == 0, done.stderr
+    assert f"não há conversa #{HUGE}" in done.stderr
+    for args in (("--rename", HUGE, "nome"), ("--delete", HUGE, "--yes")):
+        done = docai("log", *args)
+        assert done.returncode == 2, done.stderr
+        assert f"não há conversa #{HUGE} no registro" in done.stderr
+        assert "inesperado" not in done.stderr
+    child = pexpect.spawn(DOCAI, ["--docs", str(docs)], env=docai_env(tmp_path, fake.url),
+                          encoding="utf-8", timeout=60, dimensions=(40, 160))
+    child.expect(PROMPT)
+    child.sendline(f"/retomar {HUGE}")
+    child.expect("/retomar precisa do número de uma conversa")
+    child.sendline(QUESTION)  # the session goes on
+    child.expect(r"Resposta \d+\.")
+    child.sendline("sair")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_a_huge_question_is_refused_in_one_line_before_any_work(
+    tmp_path: Path, docs: Path, fake: FakeOllama
+) -> None:
+    env = docai_env(tmp_path, fake.url)
+    huge = "porta " * 2_800_000  # 16 MB
+    asked = subprocess.run([DOCAI, "ask", "-", "--docs", str(docs)], input=huge, env=env,
+                           capture_output=True, text=True, timeout=120, check=False)
+    assert asked.returncode == 2
+    assert "a pergunta tem 16.800.000 caracteres; o limite é 65.536" in asked.stderr
+    assert len(asked.stderr) < 400 and not fake.chat_requests
+    searched = subprocess.run([DOCAI, "search", "--docs", str(docs)], input=huge[:4_000_000],
+                              env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert searched.returncode == 2 and "o limite é 65.536" in searched.stderr
+    piped = subprocess.run([DOCAI, "--docs", str(docs)], input=f"{huge[:400_000]}\n{QUESTION}\n",
+                           env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert piped.returncode == 0, piped.stderr
+    assert "o limite é 65.536" in piped.stdout + piped.stderr
+    assert "Resposta 1." in piped.stdout  # the next question is answered
+    assert len(fake.chat_requests) == 1
+    logged = subprocess.run([DOCAI, "log", "--json"], env=env, capture_output=True, text=True,
+                            timeout=60, check=False)
+    assert [entry["question"] for entry in json.loads(logged.stdout)] == [QUESTION]
