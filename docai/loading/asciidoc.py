@@ -9,10 +9,13 @@ Read:
   title's line;
 - paragraphs, lists (`*`, `-`, `.`, `1.`, `term::`), admonition paragraphs (`NOTE: ...`)
   and admonition blocks (`[NOTE]`), block titles (`.Title`) as lines of text;
-- delimited blocks: listing `----` and literal `....` as code, verbatim; example `====`,
-  sidebar `****`, quote `____` and open `--` blocks as prose; tables `|===` row by row;
-- attribute entries (`:name: value`) substituted where `{name}` is used;
-- `include::path[]` of files inside the docs folder (8 levels deep at most);
+- delimited blocks, their delimiter four characters or longer (`----------`): listing
+  `----` and literal `....` as code, verbatim; example `====`, sidebar `****`, quote
+  `____` and open `--` blocks as prose; tables `|===` row by row;
+- attribute entries (`:name: value`) substituted where `{name}` is used (an expansion
+  growing past MAX_EXPANSION characters, an attribute bomb, is left as written);
+- `include::path[]` of files inside the docs folder (8 levels deep at most, none of the
+  files being included, MAX_INCLUDES per page; each refused include noted once);
 - inline markup reduced to its text: `*bold*`, `_emphasis_`, `'emphasis'`, `` `code` ``,
   `+pass+`, `link:url[text]`, `https://url[text]`, `<<id,text>>`,
   `xref:f.adoc#id[text]`, `footnote:[text]`; any other `macro:target[text]` as
@@ -38,6 +41,8 @@ from docai.records import Location
 
 MAX_INCLUDE_DEPTH = 8
 MAX_INCLUDE_BYTES = 2 * 1024 * 1024
+MAX_INCLUDES = 200
+MAX_EXPANSION = 64 * 1024
 _TITLE = re.compile(r"(?P<marks>={1,6}|#{1,6})[ \t]+(?P<text>\S.*?)(?:[ \t]+(?P=marks))?[ \t]*")
 _ATTRIBUTE = re.compile(r":(?P<name>!?[\w][\w-]*!?):(?:[ \t]+(?P<value>.*))?")
 _ATTRIBUTE_REF = re.compile(r"\{(?P<name>[\w][\w-]*)\}")
@@ -46,8 +51,9 @@ _DIRECTIVE_LINE = re.compile(r"(?:ifdef|ifndef|ifeval|endif)::.*|toc::\[.*\]|ima
 _BLOCK_ATTRIBUTES = re.compile(r"\[(?P<body>[^\]]*)\][ \t]*|\[\[[^\]]*\]\][ \t]*")
 _BLOCK_TITLE = re.compile(r"\.(?P<text>[^\s.].*)")
 _ADMONITION = re.compile(r"(?P<kind>NOTE|TIP|IMPORTANT|WARNING|CAUTION):[ \t]+(?P<text>.*)")
-_DELIMITERS = {"----": "code", "....": "code", "====": "prose", "****": "prose",
-               "____": "prose", "--": "prose", "|===": "table", "++++": "drop", "////": "drop"}
+_DELIMITERS = {"-": "code", ".": "code", "=": "prose", "*": "prose", "_": "prose",
+               "+": "drop", "/": "drop"}
+_TABLE = re.compile(r"[|!,:]={3,}")
 _INLINE_RULES = (
     (re.compile(r"<<(?P<id>[^,>]+)(?:,\s*(?P<text>[^>]+))?>>"),
      lambda m: m["text"] or m["id"].replace("_", " ").strip()),
@@ -80,11 +86,18 @@ class _Reader:
     attributes: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     events: list[Heading | Block] = field(default_factory=list)
+    includes: int = 0
+    reading: list[Path] = field(default_factory=list)  # the page, then each open include
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
 
 
 def parse_asciidoc(text: str, origin: Origin) -> Parsed:
     reader = _Reader(origin.root)
-    _read(reader, text.split("\n"), origin.path, depth=0, located=True)
+    reader.reading.append(origin.path.resolve())
+    _read(reader, text.split("\n"), origin.path, depth=0, first=0)
     document_title = next((e.text for e in reader.events
                            if isinstance(e, Heading) and e.level == 1), None)
     title = document_title or origin.stem
@@ -92,15 +105,27 @@ def parse_asciidoc(text: str, origin: Origin) -> Parsed:
                   tuple(reader.notes))
 
 
-def _read(reader: _Reader, lines: list[str], path: Path, depth: int, located: bool) -> None:
-    """Events for `lines` (of `path`); `located`: lines are the page's own, not an include's."""
+def _delimiter(line: str) -> str | None:
+    """The kind of block `line` opens (`----`, `==========`, `--`, `|===`), or None."""
+    if line == "--":
+        return "prose"
+    if _TABLE.fullmatch(line):
+        return "table"
+    if len(line) >= 4 and line[0] in _DELIMITERS and line == line[0] * len(line):
+        return _DELIMITERS[line[0]]
+    return None
+
+
+def _read(reader: _Reader, lines: list[str], path: Path, depth: int, first: int | None) -> None:
+    """Events for `lines` (of `path`); `first`: the page line `lines` start on (from 0),
+    None for an include's lines (cited by the page's include line's section)."""
     paragraph: list[str] = []
     paragraph_line = 0
     pending_label = ""
     position = 0
 
     def where(number: int) -> Location | None:
-        return Location("line", number + 1) if located else None
+        return Location("line", first + number + 1) if first is not None else None
 
     def flush() -> None:
         nonlocal pending_label
@@ -114,10 +139,9 @@ def _read(reader: _Reader, lines: list[str], path: Path, depth: int, located: bo
     while position < len(lines):
         line = lines[position]
         stripped = line.rstrip()
-        if stripped in _DELIMITERS:
+        if kind := _delimiter(stripped):
             flush()
             end = _closing(lines, position, stripped)
-            kind = _DELIMITERS[stripped]
             body = lines[position + 1:end]
             if kind == "code":
                 code = "\n".join(body).strip("\n")
@@ -131,7 +155,7 @@ def _read(reader: _Reader, lines: list[str], path: Path, depth: int, located: bo
                 if pending_label:
                     reader.events.append(Block(pending_label + ":", where(position)))
                     pending_label = ""
-                _read(reader, body, path, depth, located=False)
+                _read(reader, body, path, depth, None if first is None else first + position + 1)
             position = end + 1
             continue
         if stripped.startswith("//"):
@@ -208,32 +232,59 @@ def _is_list_item(line: str) -> bool:
 
 def _include(reader: _Reader, target: str, path: Path, depth: int) -> None:
     shown = display_name(target)
-    if depth >= MAX_INCLUDE_DEPTH:
-        reader.notes.append(messages.LOAD_NOTE_INCLUDE_TOO_DEEP.format(target=shown))
-        return
-    target = _ATTRIBUTE_REF.sub(lambda m: reader.attributes.get(m["name"], m.group()), target)
+    target = _expanded(target, reader.attributes)
     try:
         resolved = (path.parent / target).resolve()
         inside = resolved.is_relative_to(reader.root.resolve())
     except (OSError, RuntimeError, ValueError):
         inside = False
     if not inside:
-        reader.notes.append(messages.LOAD_NOTE_INCLUDE_OUTSIDE.format(target=shown))
+        reader.note(messages.LOAD_NOTE_INCLUDE_OUTSIDE.format(target=shown))
+        return
+    if depth >= MAX_INCLUDE_DEPTH or resolved in reader.reading:
+        reader.note(messages.LOAD_NOTE_INCLUDE_TOO_DEEP.format(target=shown))
+        return
+    if reader.includes >= MAX_INCLUDES:
+        reader.note(messages.LOAD_NOTE_INCLUDES_TOO_MANY.format(limit=MAX_INCLUDES))
         return
     if not resolved.is_file():
-        reader.notes.append(messages.LOAD_NOTE_INCLUDE_MISSING.format(
-            target=shown, reason=messages.LOAD_INCLUDE_NOT_FOUND))
+        reason = (messages.LOAD_INCLUDE_FOLDER if resolved.is_dir()
+                  else messages.LOAD_INCLUDE_NOT_FOUND)
+        reader.note(messages.LOAD_NOTE_INCLUDE_MISSING.format(target=shown, reason=reason))
         return
+    reader.includes += 1
     read = read_text(resolved, max_bytes=MAX_INCLUDE_BYTES)
     if isinstance(read, Unreadable):
-        reader.notes.append(messages.LOAD_NOTE_INCLUDE_MISSING.format(
-            target=shown, reason=read.reason))
+        reader.note(messages.LOAD_NOTE_INCLUDE_MISSING.format(target=shown, reason=read.reason))
         return
-    _read(reader, read.text.split("\n"), resolved, depth + 1, located=False)
+    reader.reading.append(resolved)
+    try:
+        _read(reader, read.text.split("\n"), resolved, depth + 1, None)
+    finally:
+        reader.reading.pop()
+
+
+def _expanded(text: str, attributes: dict[str, str]) -> str:
+    """`text` with `{name}` references replaced by their values, while the result stays
+    within MAX_EXPANSION characters more than `text` (the rest are left as written)."""
+    if "{" not in text:
+        return text
+    parts: list[str] = []
+    room = MAX_EXPANSION
+    cursor = 0
+    for reference in _ATTRIBUTE_REF.finditer(text):
+        value = attributes.get(reference["name"])
+        if value is None or len(value) > room:
+            continue
+        room -= len(value)
+        parts += (text[cursor:reference.start()], value)
+        cursor = reference.end()
+    parts.append(text[cursor:])
+    return "".join(parts)
 
 
 def _inline(text: str, attributes: dict[str, str]) -> str:
-    text = _ATTRIBUTE_REF.sub(lambda m: attributes.get(m["name"], m.group()), text)
+    text = _expanded(text, attributes)
     for pattern, replace in _INLINE_RULES:
         text = pattern.sub(replace, text)
     return text.strip()

@@ -8,7 +8,7 @@ used (an include it refused): `notes`, shown as notices naming the file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from docai.records import Section
@@ -35,13 +35,41 @@ class Origin:
         return self.path.stem
 
 
+# A heading (or title) longer than this is cut at a word: every chunk repeats its heading
+# path, so a hostile heading of 100k words would be stored once per chunk (gigabytes).
+MAX_HEADING_CHARS = 300
+MAX_HEADING_DEPTH = 12
+
+
 @dataclass(frozen=True, slots=True)
 class Parsed:
-    """A parsed file: its title, its sections, and pt-BR notes about parts left out."""
+    """A parsed file: its title, its sections, and pt-BR notes about parts left out (each
+    once). Headings are bounded here, inside the parse's time limit, for every format."""
 
     title: str
     sections: tuple[Section, ...]
     notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "title", bounded_heading(self.title))
+        object.__setattr__(self, "notes", tuple(dict.fromkeys(self.notes)))
+        if any(len(section.heading_path) > MAX_HEADING_DEPTH
+               or any(len(step) > MAX_HEADING_CHARS for step in section.heading_path)
+               for section in self.sections):
+            cut: dict[str, str] = {}
+            object.__setattr__(self, "sections", tuple(
+                replace(section, heading_path=tuple(
+                    cut.setdefault(step, bounded_heading(step))
+                    for step in section.heading_path[:MAX_HEADING_DEPTH]))
+                for section in self.sections))
+
+
+def bounded_heading(text: str) -> str:
+    """`text`, or its first MAX_HEADING_CHARS characters cut at a word, with an ellipsis."""
+    if len(text) <= MAX_HEADING_CHARS:
+        return text
+    head = text[:MAX_HEADING_CHARS]
+    return (head.rsplit(None, 1)[0] if " " in head.strip() else head).rstrip() + "…"
 
 
 class UnusableFile(Exception):

@@ -61,6 +61,8 @@ class IncludeContext:
     folder: Path
     depth: int = 0
     notes: list[str] = field(default_factory=list)
+    includes: int = 0
+    reading: list[Path] = field(default_factory=list)  # the includes being read, outermost first
 
 
 # docutils' settings for every page: no error text, no file or raw insertion, no titles
@@ -83,7 +85,8 @@ def parse_rest(text: str, origin: Origin) -> Parsed:
     from docai.loading import rest_directives
 
     rest_directives.register()
-    context = IncludeContext(root=origin.root, folder=origin.path.parent)
+    context = IncludeContext(root=origin.root, folder=origin.path.parent,
+                             reading=[origin.path.resolve()])
     document = _doctree(text, str(origin.path.absolute()), context)
     _resolve_roles(document)
     events = list(_events(document, level=0, source=str(origin.path.absolute())))

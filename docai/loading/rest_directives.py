@@ -40,6 +40,9 @@ from docai.loading.reading import Unreadable, read_text
 MAX_INCLUDE_DEPTH = 8
 # An include larger than this is refused (the parse time limit covers the main file only).
 MAX_INCLUDE_BYTES = 2 * 1024 * 1024
+# Includes read for one page at most (a page including one file many times, each including
+# more, would otherwise grow exponentially within the depth limit).
+MAX_INCLUDES = 200
 
 
 class _AnyOptions(dict[str, Any]):
@@ -185,9 +188,6 @@ class _Include(Directive):
             base / argument
         )
         shown = display_name(argument)
-        if context.depth >= MAX_INCLUDE_DEPTH:
-            context.notes.append(messages.LOAD_NOTE_INCLUDE_TOO_DEEP.format(target=shown))
-            return []
         try:
             resolved = target.resolve()
             inside = resolved.is_relative_to(context.root.resolve())
@@ -196,10 +196,19 @@ class _Include(Directive):
         if not inside:
             context.notes.append(messages.LOAD_NOTE_INCLUDE_OUTSIDE.format(target=shown))
             return []
-        if not resolved.is_file():
-            context.notes.append(messages.LOAD_NOTE_INCLUDE_MISSING.format(
-                target=shown, reason=messages.LOAD_INCLUDE_NOT_FOUND))
+        if context.depth >= MAX_INCLUDE_DEPTH or resolved in context.reading:
+            context.notes.append(messages.LOAD_NOTE_INCLUDE_TOO_DEEP.format(target=shown))
             return []
+        if context.includes >= MAX_INCLUDES:
+            context.notes.append(messages.LOAD_NOTE_INCLUDES_TOO_MANY.format(limit=MAX_INCLUDES))
+            return []
+        if not resolved.is_file():
+            reason = (messages.LOAD_INCLUDE_FOLDER if resolved.is_dir()
+                      else messages.LOAD_INCLUDE_NOT_FOUND)
+            context.notes.append(messages.LOAD_NOTE_INCLUDE_MISSING.format(target=shown,
+                                                                           reason=reason))
+            return []
+        context.includes += 1
         read = read_text(resolved, max_bytes=MAX_INCLUDE_BYTES)
         if isinstance(read, Unreadable):
             context.notes.append(
@@ -209,12 +218,14 @@ class _Include(Directive):
         if self.literal or "literal" in self.options or "code" in self.options:
             return [nodes.literal_block(text, text)] if text.strip() else []
         context.depth += 1
+        context.reading.append(resolved)
         try:
             container = nodes.container()
             lines = StringList(text.splitlines(), source=str(resolved))
             self.state.nested_parse(lines, 0, container, match_titles=True)
         finally:
             context.depth -= 1
+            context.reading.pop()
         return container.children
 
 

@@ -75,6 +75,7 @@ LOAD_NOTE_INCLUDE_OUTSIDE = (
 LOAD_NOTE_INCLUDE_MISSING = "include de {target} ignorado: {reason}"
 LOAD_INCLUDE_NOT_FOUND = "não existe na pasta de documentos"
 LOAD_INCLUDE_FOLDER = "é uma pasta, não um arquivo"
+LOAD_NOTE_INCLUDES_TOO_MANY = "só os primeiros {limit} includes da página foram lidos"
 LOAD_NOTE_AUTODOC = (
     "as referências de API (autodoc: autofunction, autoclass...) vêm do código, que docai "
     "não executa; para tê-las, indexe o HTML gerado pelo Sphinx"
