@@ -45,6 +45,12 @@ window sizes (embedding the candidates again for each). A blind set gets the den
 only: the other dense configurations are choices, and a blind set must not choose. `--sets
 NAME,NAME` scores only those sets.
 
+Every full run (no `--sets`) also prints the cross-language twin tables
+(`scripts/eval_crosslang.py`: Portuguese questions about English docs and the reverse,
+each beside its twin asked in the docs' language), words only; `--dense-ci` adds the
+guide's fully embedded, and `--crosslang` scores every cross-language set fully embedded
+(each collection embedded once, then cached). Reported, never enforced.
+
 `--sweep` (`scripts/eval_sweep.py`) scores the grid of the dense re-ranking's numbers on
 the blind sets pooled (or `--sets`; `--full-sets NAME,...` also embeds those sets' whole
 collections) and chooses the defaults by the rule that module states.
@@ -69,6 +75,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
+import eval_crosslang  # noqa: E402
 from eval_report import (  # noqa: E402
     blind_target_failures,
     pooled_dense_check,
@@ -115,6 +122,8 @@ def main(argv: Sequence[str] = ()) -> int:
         import eval_sweep
 
         return eval_sweep.run(argv, BundledE5())
+    if "--crosslang" in argv:
+        return _report_crosslang(BundledE5(), None)
     report_only = "--report-only" in argv
     diagnose = "--diagnose" in argv
     dense_check = "--dense-ci" in argv
@@ -189,6 +198,10 @@ def main(argv: Sequence[str] = ()) -> int:
         print("\nBlind sets (scored once; not enforced), against the dense issue's targets: "
               + ("all met." if not blind else "missed:\n"
                  + "\n".join(f"  - {miss}" for miss in blind)))
+    if only is None:
+        _report_crosslang(None, None)
+    elif dense_check:
+        _report_crosslang(embedder, ["crosslang-docai"])
     if dense_check:
         failures += pooled_dense_check(checked)
     if dense_check and failures:
@@ -209,6 +222,16 @@ def main(argv: Sequence[str] = ()) -> int:
         print("\nAll targets met.")
     else:
         print("\nNo enforced set in this run.")
+    return 0
+
+
+def _report_crosslang(embedder: Embedder | None, only: list[str] | None) -> int:
+    """The cross-language twin tables (`eval_crosslang`) and their missed targets, reported,
+    never enforced."""
+    missed = eval_crosslang.run(embedder, only=only)
+    print("\nCross-language twins (blind; not enforced): "
+          + ("every language within 0.05 of its twins." if not missed else "missed:\n"
+             + "\n".join(f"  - {miss}" for miss in missed)))
     return 0
 
 

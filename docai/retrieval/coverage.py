@@ -43,6 +43,8 @@ import numpy as np
 from docai.index.scoring import lucene_idf
 from docai.index.sparse import Csc, Csr
 from docai.retrieval.params import RetrievalParams
+from docai.text.concepts import Concept
+from docai.text.vocabulary import known_word
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,6 +83,17 @@ class Concepts:
         names = (True,) * len(self.phrase_rows)
         return (np.array(self.specific + names, dtype=bool),
                 np.array(self.named + names, dtype=bool))
+
+
+def named(concepts: Sequence[Concept], columns: Sequence[np.ndarray]) -> tuple[bool, ...]:
+    """Whether each concept is a name: written as one, or a lower-case word the collection
+    lacks (`columns` empty) that the question's language does not have either
+    ("kubernetes", "stripe" in a Portuguese question; `docai.text.vocabulary`)."""
+    return tuple(
+        concept.named or (len(known) == 0 and bool(concept.word)
+                          and not known_word(concept.word, concept.languages))
+        for concept, known in zip(concepts, columns, strict=True)
+    )
 
 
 def _postings(postings: Csc, column: int) -> np.ndarray:

@@ -133,7 +133,9 @@ class DenseRanking:
         """False once the embedder has failed (dense is off for the rest of the session)."""
         return self.job.failed is None
 
-    def rerank(self, question: str, ranked: np.ndarray, scores: np.ndarray) -> Reranked:
+    def rerank(
+        self, question: str, ranked: np.ndarray, scores: np.ndarray, *, crossing: bool = False
+    ) -> Reranked:
         """`ranked` (the lexical ranking, best first) with its top candidates re-ranked by
         their best window's cosine with the question, fused with the lexical order.
 
@@ -141,7 +143,9 @@ class DenseRanking:
         cold question on a CPU, nothing for a warm one), keeping them in memory: `save`
         writes them, which the commands do after their output, so an answer never waits for
         the store to be rewritten (a second or two at 100k chunks). On an embedder error,
-        warns once and returns the lexical ranking unchanged.
+        warns once and returns the lexical ranking unchanged. `crossing`: the question is in
+        another language than its passages, and the orders are weighed by
+        `crossing_weights`.
         """
         params = self.params
         candidates = ranked[: params.dense_candidates]
@@ -171,10 +175,12 @@ class DenseRanking:
             return Reranked(ranked, scores, None)
         dense_order = candidates[np.lexsort((self._tiebreak[candidates], -similarities))]
         rankings = [ranked[: params.rank_depth], dense_order]
-        weights = list(params.rerank_weights)
-        if params.dense_full_weight > 0 and (full := self.full_ranking(query)) is not None:
+        weights = [*params.rerank_weights, params.dense_full_weight]
+        if crossing and params.crossing_weights is not None:
+            weights = list(params.crossing_weights)
+        if weights[2] > 0 and (full := self.full_ranking(query)) is not None:
             rankings.append(full)
-            weights.append(params.dense_full_weight)
+        weights = weights[: len(rankings)]
         fused, fused_scores = reciprocal_rank_fusion(
             rankings, self._tiebreak, k=params.dense_rrf_k, weights=weights
         )

@@ -59,6 +59,13 @@ class RetrievalParams:
     # (docs/evaluation.md): 0.5 raised pooled hit@3 and MRR with refusal unchanged; 1 and 2
     # wrongly refused more covered questions.
     dense_full_weight: float = 0.5
+    # The same three votes (lexical, dense re-ranking, whole collection) for a question in
+    # another language than its passages (`crosslang`), its words joined by their rendering
+    # in the passages' language; None: the votes above. The words are then the surer
+    # signal: on docai's guide (the cross-language set these were chosen on) the bundled
+    # model ranked Portuguese questions below their words alone, and half as much meaning
+    # as words ranked best (docs/evaluation.md).
+    crossing_weights: tuple[float, float, float] | None = (1.0, 0.5, 0.5)
     # TF-IDF cosine above which a chunk copies a better hit and is dropped (None: keep all).
     duplicate_similarity: float | None = 0.85
 

@@ -35,7 +35,7 @@ from docai.index.matrix import TermMatrix, canonical
 from docai.index.reuse import survey, unchanged_index
 from docai.index.scoring import Bm25Scorer, TfidfScorer, smooth_idf_of
 from docai.records import Chunk, Hit, Progress
-from docai.retrieval import coverage, dedup
+from docai.retrieval import coverage, crosslang, dedup
 from docai.retrieval.coverage import Concepts
 from docai.retrieval.fusion import drop_near_duplicates, reciprocal_rank_fusion, top
 from docai.retrieval.params import DEFAULT_METHOD, DEFAULT_PARAMS, METHODS, RetrievalParams
@@ -165,6 +165,11 @@ class SearchIndex:
             digest.update(np.ascontiguousarray(array, dtype=dtype).tobytes())
         return digest.hexdigest()
 
+    @cached_property
+    def languages(self) -> Mapping[str, float]:
+        """Share of the passages in each language, from a sample (`crosslang`)."""
+        return crosslang.collection_languages(self.chunks.texts)
+
     def _query(self, question: str) -> tuple[np.ndarray, np.ndarray]:
         """Known question terms as (column ids ascending, occurrence counts)."""
         known = Counter(
@@ -184,13 +189,10 @@ class SearchIndex:
         """
         if self._last_concepts is not None and self._last_concepts[0] == question:
             return self._last_concepts[1]
-        distinct = dict.fromkeys(self._analyzer.query_concepts(question))
-        concepts = Concepts(
-            tuple(self._known_columns(c.alternatives) for c in distinct),
-            tuple(c.specific for c in distinct),
-            tuple(c.named for c in distinct),
-            *self._phrases(question),
-        )
+        distinct = tuple(dict.fromkeys(self._analyzer.query_concepts(question)))
+        columns = tuple(self._known_columns(c.alternatives) for c in distinct)
+        concepts = Concepts(columns, tuple(c.specific for c in distinct),
+                            coverage.named(distinct, columns), *self._phrases(question))
         self._last_concepts = (question, concepts)
         return concepts
 
@@ -286,6 +288,11 @@ class SearchIndex:
         return coverage.passages_coverage(
             self._matrix.counts, rows, concepts, weights, self.params
         )
+
+    def names_unknown(self, question: str) -> bool:
+        """Whether the question names something the collection never contains."""
+        concepts = self._concepts(question)
+        return bool((concepts.flags()[1] & ~concepts.known()).any())
 
     def concept_weights(self, concepts: Concepts) -> np.ndarray:
         """Each concept's weight in the coverage of a question (`coverage.concept_weights`)."""

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from docai.records import Hit
+from docai.retrieval.crosslang import Bridge, bridge
 
 if TYPE_CHECKING:
     import numpy as np
@@ -74,6 +75,8 @@ class Candidates:
     ranked: np.ndarray  # chunk ids, best first
     scores: np.ndarray
     similarity: float | None  # the dense similarity of the query's meaning to the top
+    # Set when the query is in another language than its passages (`crosslang`).
+    crossing: Bridge | None = None
 
 
 def rank(
@@ -82,15 +85,25 @@ def rank(
     """The one retrieval pass for `query`; None when the index knows none of its terms.
 
     With `dense`, the query's lexical candidates are embedded first when their vectors are
-    missing, so the result never depends on how far a background pass got."""
+    missing, so the result never depends on how far a background pass got.
+
+    A query in another language than the passages its words find is ranked again with its
+    words rendered in theirs beside its own (`crosslang`), and the dense ranking reads both.
+    """
     ranking = index.rank(query.ranked, k)
     if ranking is None:
         return None
     ranked, scores = ranking
+    # A shared store's index does not sample its collection's languages: never bridged.
+    languages = getattr(index, "languages", None)
+    crossing = None if languages is None else bridge(query.ranked, languages)
+    if crossing is not None:
+        ranked, scores = index.rank(crossing.joined(query.ranked), k) or ranking
     if dense is None:
-        return Candidates(ranked, scores, None)
-    reranked = dense.rerank(query.meaning, ranked, scores)
-    return Candidates(reranked.ranked, reranked.scores, reranked.similarity)
+        return Candidates(ranked, scores, None, crossing)
+    meaning = query.meaning if crossing is None else crossing.joined(query.meaning)
+    reranked = dense.rerank(meaning, ranked, scores, crossing=crossing is not None)
+    return Candidates(reranked.ranked, reranked.scores, reranked.similarity, crossing)
 
 
 def passages(
@@ -101,11 +114,28 @@ def passages(
     min_coverage: float | None = None,
 ) -> list[Hit]:
     """The top `k` of `candidates` (near-duplicates skipped), or [] when they cover less of
-    `covered` than the passage bar."""
+    `covered` than the passage bar.
+
+    A query crossing languages is covered when its own words or their rendering in the
+    passages' language clear the bar: a word the glossary renders is found either way, one
+    it lacks (a cognate) as written."""
     if candidates is None:
         return []
-    return index.top_hits(covered, candidates.ranked, candidates.scores, k, min_coverage,
+    hits = index.top_hits(covered, candidates.ranked, candidates.scores, k, min_coverage,
                           candidates.similarity)
+    rendered = _rendered(index, candidates, covered)
+    if hits or rendered is None:
+        return hits
+    return index.top_hits(rendered, candidates.ranked, candidates.scores, k, min_coverage,
+                          candidates.similarity)
+
+
+def _rendered(index: SearchIndex, candidates: Candidates | None, covered: str) -> str | None:
+    """`covered` in the passages' language when the candidates cross languages and it names
+    nothing the collection lacks (a name stays a name, whichever words surround it)."""
+    if candidates is None or candidates.crossing is None or index.names_unknown(covered):
+        return None
+    return candidates.crossing.render(covered)
 
 
 def judge(
@@ -121,9 +151,11 @@ def judge(
     hits = passages(index, candidates, covered, k, min_coverage)
     if hits:
         return Passages(tuple(hits))
-    source, coverage = index.best_file(covered, max_file_tokens)
-    if source is not None and coverage >= index.params.min_file_coverage:
-        return Fallback(source)
+    rendered = _rendered(index, candidates, covered)
+    for reading in [covered] if rendered is None else [covered, rendered]:
+        source, coverage = index.best_file(reading, max_file_tokens)
+        if source is not None and coverage >= index.params.min_file_coverage:
+            return Fallback(source)
     return NotCovered()
 
 

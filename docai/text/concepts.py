@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from docai.text import wordlists
 from docai.text.glossary import ENGLISH_SYNONYMS, PORTUGUESE_TO_ENGLISH
@@ -35,7 +35,7 @@ from docai.text.stopwords import (
     QUESTION_SCAFFOLDING_PHRASES,
     STOP_WORDS,
 )
-from docai.text.tokenise import identifier_terms, tokenise
+from docai.text.tokenise import fold_marks, identifier_terms, tokenise
 from docai.text.tokens import get_encoding
 
 # Portuguese stem -> the English stems the glossary renders it with.
@@ -74,6 +74,10 @@ class Concept:
     related: tuple[str, ...] = ()
     named: bool = False
     whole_only: bool = False
+    # A lower-case word with no rendering, and the languages it is looked up in when the
+    # collection lacks it: a word neither has is a name (`vocabulary`).
+    word: str = field(default="", compare=False)
+    languages: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def alternatives(self) -> tuple[str, ...]:
@@ -128,6 +132,10 @@ def query_concepts(
     english, portuguese = stemmers[ENGLISH], stemmers[PORTUGUESE]
     english_question = tokens.surely_english()
     glossary: Translations = {} if english_question else translated
+    # Each folded word as the user wrote it: vocabularies hold "área", not "area".
+    written = {fold_marks(word).casefold(): word.casefold() for word in re.findall(r"\w+", text)}
+    languages = ((ENGLISH,) if english_question
+                 else (PORTUGUESE,) if tokens.language() == PORTUGUESE else (ENGLISH, PORTUGUESE))
     concepts: list[Concept] = []
     for token, is_word in tokens.tokens:
         if not is_word and token.casefold() in _ABBREVIATION_TOKENS:
@@ -156,6 +164,9 @@ def query_concepts(
             or (english_question and is_rare_english(token)),
             related=tuple(s for s in dict.fromkeys(synonyms) if s not in terms + renderings),
             named=named,
+            word="" if named or acronym or renderings or not token.islower()
+            else written.get(token, token),
+            languages=languages,
         ))
     return concepts
 

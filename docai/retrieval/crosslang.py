@@ -1,0 +1,87 @@
+"""A question asked in another language than the passages it finds: the bridge between them.
+
+Why: docai's users ask in Portuguese about docs mostly written in English (and sometimes
+the reverse). Words then meet only through cognates and the glossary, the coverage bar
+refuses what the words cannot show, and the bundled embedding model places the question
+farther from its passages than the same question asked in their language.
+
+What a bridge does (`verdict.rank` and `verdict.passages` use it): the question's words
+rendered in the passages' language (`docai.text.rendering`) join its own words in the
+lexical ranking, the embedding model reads the rendering beside the question, the fusion
+weighs the orders as `RetrievalParams.crossing_weights` says, and the coverage bar is met
+when either the question's words or their rendering find support in the passages.
+
+The collection's languages are those of a sample of its passages (their stop words, as at
+index time); a folder with enough passages in the question's language is not bridged (a
+manual beside its translation: the question's own words find their passages).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from docai.text.language import ENGLISH, PORTUGUESE
+from docai.text.rendering import render
+from docai.text.tokenise import tokenise
+
+# How many passages, evenly spaced, say which languages a collection is in.
+LANGUAGE_SAMPLE = 256
+# A question is bridged when less than this share of the collection is in its language: a
+# folder of both languages (a manual and its translation) has passages in each already.
+OWN_LANGUAGE_SHARE = 1 / 3
+
+
+@dataclass(frozen=True, slots=True)
+class Bridge:
+    """The question is in `question_language`, most passages in `docs_language`."""
+
+    question_language: str
+    docs_language: str
+
+    def render(self, text: str) -> str | None:
+        """`text`'s words in the passages' language (None: no word has a rendering)."""
+        return render(text, self.docs_language)
+
+    def joined(self, text: str) -> str:
+        """`text` followed by its rendering: what the words and the meaning are read from."""
+        rendered = self.render(text)
+        return text if rendered is None else f"{text}\n{rendered}"
+
+
+class Texts(Protocol):
+    """Passages' texts by row (a `ChunkTable`'s column, or a list)."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, row: int, /) -> str: ...
+
+
+def collection_languages(texts: Texts) -> Mapping[str, float]:
+    """The share of passages in each language, from an evenly spaced sample of `texts` (a
+    passage's language is guessed from its stop words, as when it was indexed)."""
+    if not texts:
+        return {}
+    step = max(1, len(texts) // LANGUAGE_SAMPLE)
+    sample = [texts[row] for row in range(0, len(texts), step)]
+    found = Counter(tokenise(text).language() for text in sample)
+    return {language: count / len(sample) for language, count in found.items()}
+
+
+def bridge(question: str, languages: Mapping[str, float]) -> Bridge | None:
+    """The bridge from `question` to the language most of the collection is in (`languages`:
+    `collection_languages`); None when the question's language is unclear (no stop word
+    tells) or enough of the collection shares it."""
+    tokens = tokenise(question)
+    if tokens.surely_english():
+        asked = ENGLISH
+    elif tokens.language() == PORTUGUESE:
+        asked = PORTUGUESE
+    else:
+        return None
+    if not languages or languages.get(asked, 0.0) >= OWN_LANGUAGE_SHARE:
+        return None
+    docs = max(languages, key=lambda language: languages[language])
+    return Bridge(asked, docs)
