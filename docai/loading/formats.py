@@ -4,10 +4,14 @@ Each parser's module (and the library behind it: markdown-it-py, lxml, docutils,
 is imported the first time a file of its kind is parsed, not when docai starts: a search
 over a saved index parses nothing, and its start-up time is what a user waits for.
 Text formats get the decoded text; PDF, EPUB and notebooks get the file's bytes (`binary`).
+Some kinds are known by a pattern, not one suffix: man pages (`.1` to `.9`, `.3pm`,
+`.1ssl`), info manuals and their parts (`.info`, `.info-2`); extensionless README, NEWS,
+INSTALL... files are text; a `.gz` file is read as the format of the name inside it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,6 +82,24 @@ def _epub(data: str | bytes, origin: Origin) -> Parsed:
     return parse_epub(data if isinstance(data, bytes) else data.encode(), origin)
 
 
+def _man(text: str | bytes, origin: Origin) -> Parsed:
+    from docai.loading.man import parse_man
+
+    return parse_man(str(text), origin)
+
+
+def _info(data: str | bytes, origin: Origin) -> Parsed:
+    from docai.loading.info import parse_info
+
+    return parse_info(data if isinstance(data, bytes) else data.encode(), origin)
+
+
+def _gz(data: str | bytes, origin: Origin) -> Parsed:
+    from docai.loading.gz import parse_gz
+
+    return parse_gz(data if isinstance(data, bytes) else data.encode(), origin, format_for)
+
+
 _TEXT = False
 _BINARY = True
 FORMATS: MappingProxyType[str, Format] = MappingProxyType(
@@ -98,18 +120,58 @@ FORMATS: MappingProxyType[str, Format] = MappingProxyType(
         ".ipynb": Format(_BINARY, _notebook),
         ".pdf": Format(_BINARY, _pdf),
         ".epub": Format(_BINARY, _epub),
+        ".man": Format(_TEXT, _man),
+        ".info": Format(_BINARY, _info),
+        ".gz": Format(_BINARY, _gz),
+        "readme": Format(_TEXT, _text),
     }
 )
-SUPPORTED_SUFFIXES: frozenset[str] = frozenset(FORMATS)
+# Man page sections (`tar.1`, `perlfunc.3pm`, `openssl.1ssl`), info manuals' parts.
+_MAN_SUFFIX = re.compile(r"\.[1-9][a-z]{0,6}")
+_INFO_SUFFIX = re.compile(r"\.info(?:-[0-9]{1,3})?")
+# Extensionless files read as text: what projects and Debian packages ship beside the code.
+TEXT_NAMES = frozenset({"readme", "news", "install", "changelog", "changes", "authors",
+                        "contributing", "history", "todo", "faq", "thanks", "bugs",
+                        "hacking", "usage", "copying", "notice"})
+
+
+class _Suffixes(frozenset[str]):
+    """The last suffixes (as the walk sees a name: `.md`, `.1`, `.info-2`, `.gz`) of the
+    files docai reads: FORMATS' keys, and the suffixes known by pattern (man sections,
+    info parts), which no finite set lists."""
+
+    def __contains__(self, suffix: object) -> bool:
+        return isinstance(suffix, str) and (
+            frozenset.__contains__(self, suffix) or suffix_of_name("x" + suffix) in FORMATS
+            and suffix.startswith(".") and suffix != ".")
+
+
+SUPPORTED_SUFFIXES: frozenset[str] = _Suffixes(key for key in FORMATS if key.startswith("."))
 
 
 def suffix_of(path: Path) -> str:
-    """The format suffix of `path`, lower-cased: `.rst.txt` for Sphinx sources, else the last."""
-    lowered = path.name.lower()
+    """The format key of `path` (see `suffix_of_name`)."""
+    return suffix_of_name(path.name)
+
+
+def suffix_of_name(name: str) -> str:
+    """The format key of a file name, lower-cased: `.rst.txt` for Sphinx sources, `.man`
+    for a man page (`tar.1`), `.info` for an info manual or part (`find.info-2`),
+    `readme` for an extensionless README-like name, "" for any other extensionless name,
+    else the last suffix (what the walk counts, so nothing is built per entry)."""
+    lowered = name.lower()
     for suffix in DOUBLE_SUFFIXES:
         if lowered.endswith(suffix) and len(lowered) > len(suffix):
             return suffix
-    return path.suffix.lower()
+    dot = lowered.rfind(".")
+    if dot <= 0 or dot == len(lowered) - 1:
+        return "readme" if lowered in TEXT_NAMES else ""
+    suffix = lowered[dot:]
+    if _MAN_SUFFIX.fullmatch(suffix):
+        return ".man"
+    if _INFO_SUFFIX.fullmatch(suffix):
+        return ".info"
+    return suffix
 
 
 def format_for(path: Path) -> Format | None:

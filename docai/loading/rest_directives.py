@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import Directive, directives
+from docutils.parsers.rst.directives import misc
 from docutils.statemachine import StringList
 
 from docai import messages
@@ -84,8 +85,9 @@ class _Prose(Directive):
         container = nodes.container()
         body = self.body()
         heading = self.joiner.join(part for part in (self.label, self.argument_line()) if part)
-        if heading:
-            container += nodes.paragraph(text=heading + (":" if body else ""))
+        if heading:  # its roles read as in any paragraph (`.. seealso:: :pep:`539``)
+            shown, _ = self.state.inline_text(heading + (":" if body else ""), self.lineno)
+            container += nodes.paragraph("", "", *shown)
         self.parse_body(body, container)
         return [container]
 
@@ -303,6 +305,10 @@ def register() -> None:
                                                  {"label": label}))
     for name in AUTODOC:
         directives.register_directive(name, _AutoDoc)
+    # Sphinx's default domain takes `class` for Python classes; docutils' own `class`
+    # directive (a class name for the next element) is `rst-class` there.
+    directives.register_directive("rst-class", misc.Class)
+    directives.register_directive("class", _Signature)
     for name in CODE:
         directives.register_directive(name, _Code)
     directives.register_directive("include", _Include)

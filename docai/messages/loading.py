@@ -87,6 +87,14 @@ LOAD_SKIP_PDF_NO_TEXT = (
     "PDF sem camada de texto (páginas escaneadas, só imagens); docai não faz OCR. "
     "Passe-o por um OCR (ex.: ocrmypdf) e indexe o resultado"
 )
+LOAD_SKIP_MAN_LINK = "página de manual que só aponta para outra ({target}), lida lá"
+LOAD_SKIP_NOT_MAN = "nome de página de manual, mas sem as macros de uma (.TH, .SH, .Dd...)"
+LOAD_SKIP_INFO_INDIRECT = "índice de um manual info dividido em partes; as partes são lidas"
+LOAD_SKIP_GZ_BROKEN = "arquivo .gz danificado ({reason})"
+LOAD_GZ_TRUNCATED = "cortado antes do fim"
+LOAD_GZ_CORRUPT = "dados comprimidos corrompidos"
+LOAD_SKIP_GZ_TOO_BIG = "descompactado passaria de {limit} (suspeito de bomba); não foi aberto"
+LOAD_SKIP_GZ_UNSUPPORTED = "compactado com gzip, mas o conteúdo ({suffix}) não é um formato que docai lê"
 LOAD_SKIP_EPUB_BROKEN = "EPUB danificado ({reason}); ele é um zip de capítulos XHTML"
 LOAD_SKIP_EPUB_TOO_BIG = (
     "EPUB descompactado passaria de {limit} (suspeito de bomba zip); não foi aberto"
@@ -102,3 +110,11 @@ IGNORE_TOO_MANY_RULES = (
     "só as primeiras {limit} regras valem; da linha {line} em diante, o arquivo foi ignorado"
 )
 IGNORE_FILE_TOO_BIG = "arquivo de regras maior que {limit} MB, ignorado por inteiro"
+LOAD_SKIP_PARSE_MEMORY = (
+    "a leitura passou do limite de memória ({limit}) e foi interrompida (arquivo construído "
+    "para estourar a memória, ou danificado?); ficou de fora"
+)
+LOAD_SKIP_PARSE_CRASHED = (
+    "o leitor do formato falhou ao ler este arquivo ({how}); ficou de fora. Abra-o e salve "
+    "de novo, ou remova-o"
+)

@@ -43,8 +43,13 @@ def skipped_reason(result: LoadResult) -> str:
 
 def test_supported_suffixes_contract() -> None:
     expected = {".md", ".markdown", ".mdx", ".html", ".htm", ".xhtml", ".txt", ".rst", ".rest",
-                ".rst.txt", ".rest.txt", ".adoc", ".asciidoc", ".ipynb", ".pdf", ".epub"}
-    assert expected == SUPPORTED_SUFFIXES
+                ".rst.txt", ".rest.txt", ".adoc", ".asciidoc", ".ipynb", ".pdf", ".epub",
+                ".man", ".info", ".gz"}
+    assert expected == set(SUPPORTED_SUFFIXES)
+    for by_pattern in (".1", ".8", ".3pm", ".1ssl", ".info-2"):  # man sections, info parts
+        assert by_pattern in SUPPORTED_SUFFIXES
+    for other in (".png", "", ".", ".tar"):
+        assert other not in SUPPORTED_SUFFIXES
 
 
 def test_discover_lists_supported_files_in_stable_relative_order(tmp_path: Path) -> None:
