@@ -49,3 +49,15 @@ def test_a_removed_file_leaves_the_folder_settled(tmp_path: Path) -> None:
     now = folder_state(settings)
     assert now.changes(before) == (0, 0, 1)
     assert now.settled_since(before)
+
+
+def test_a_file_dated_in_the_future_is_settled_once_nothing_writes_it(tmp_path: Path) -> None:
+    """`touch -d 'next year'`, an archive or a skewed clock: the date a file claims says
+    nothing of whether it is still being written; the kernel's time of the last write does."""
+    _write(tmp_path / "guia.md", "# Guia\n\nTexto.\n", age_s=30)
+    settings = Settings(docs_dir=tmp_path)
+    before = folder_state(settings)
+    _write(tmp_path / "novo.md", "# Novo\n\nTexto novo.\n", age_s=-365 * 24 * 3600)
+    now = folder_state(settings)
+    assert now.changes(before) == (1, 0, 0)
+    assert now.settled_since(before, now_ns=time.time_ns() + 3_000_000_000)
