@@ -8,10 +8,16 @@ JSON encoding and leave the client without a reply. No model is called and nothi
 written: no log, no saved embeddings (a question's vectors stay in memory for the server's
 life). Built on the official `mcp` SDK
 (`MCPServer`), imported only by `docai mcp`.
+
+The SDK runs each call in a worker thread, so calls run side by side. The index is asked
+for (`current()`, which may rebuild it after the folder changed) by one call at a time:
+twenty calls that arrive after a `git checkout` share one rebuild instead of each starting
+its own. A question longer than `question_limit` allows is refused before any work.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -24,7 +30,9 @@ from docai import __version__, messages
 from docai.byte_text import valid_values
 from docai.cli.commands.search import as_json
 from docai.cli.startup import Opened
+from docai.errors import DocaiError
 from docai.index.chunk_table import ChunkTable
+from docai.question_limit import check_question
 from docai.records import join_heading
 from docai.retrieval.verdict import search
 from docai.settings import MAX_TOP_K, Settings
@@ -41,6 +49,11 @@ def build_server(current: Callable[[], Opened], settings: Settings) -> MCPServer
     server: MCPServer[Any] = MCPServer(
         name="docai", version=__version__, log_level="WARNING",
         instructions=messages.MCP_INSTRUCTIONS.format(docs=docs))
+    one_at_a_time = threading.Lock()
+
+    def opened_now() -> Opened:
+        with one_at_a_time:
+            return current()
 
     def search_docs(
         query: Annotated[str, Field(description=messages.MCP_QUERY_DESCRIPTION)],
@@ -49,14 +62,18 @@ def build_server(current: Callable[[], Opened], settings: Settings) -> MCPServer
     ) -> dict[str, Any]:
         if not query.strip():
             raise ToolError(messages.MCP_EMPTY_QUERY)
+        try:
+            check_question(query)
+        except DocaiError as error:
+            raise ToolError(str(error)) from None
         if not 1 <= k <= MAX_TOP_K:
             raise ToolError(messages.MCP_BAD_K.format(max_k=MAX_TOP_K, value=k))
-        opened = current()
+        opened = opened_now()
         hits = search(opened.index, query, k, settings.min_coverage, opened.dense)
         return valid_values(as_json(query, hits))
 
     def list_sources() -> dict[str, Any]:
-        chunks = current().index.chunks
+        chunks = opened_now().index.chunks
         listed = (sources(chunks) if isinstance(chunks, ChunkTable)
                   else outlined(chunks.outline()))  # a shared store's collection
         return valid_values({"docs": docs, "sources": listed})

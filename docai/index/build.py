@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from functools import partial
 from itertools import groupby
+from multiprocessing.context import BaseContext
 from pathlib import Path
 from time import perf_counter
 
@@ -95,24 +97,45 @@ def parse_all(
     tasks: list[tuple[str, str | None]],
     progress: Progress | None,
 ) -> list[ParsedFile]:
+    """`work` done for every task, in order: here for a few files, else in workers.
+
+    Called from a thread other than the main one (`docai mcp` runs each call in one), the
+    files are parsed in workers started fresh (`spawn`), however few: a parse's time limit
+    needs the main thread (`loading.deadline`), which only a worker process gives, and
+    forking from that thread would copy locks other threads hold (the thread reading the
+    agent's requests holds stdin's), leaving the workers stuck for good before they run.
+    """
     workers = min(usable_cpus(), len(tasks) // MIN_FILES_FOR_WORKERS)
+    if threading.current_thread() is not threading.main_thread():
+        return _pooled(work, tasks, progress, max(1, workers), multiprocessing.get_context("spawn"))
     if workers <= 1:
         return _tracked(map(work, tasks), len(tasks), progress)
     # The first file is parsed here: that loads the tokenizer and stemmers once, and the
     # forked workers inherit them instead of each spending ~0.5 s loading its own.
     first = work(tasks[0])
-    rest = tasks[1:]
-    size = max(1, min(32, len(rest) // (workers * 8)))
+    return [first, *_pooled(work, tasks[1:], progress, workers, None, done=1)]
+
+
+def _pooled(
+    work: Callable[[tuple[str, str | None]], ParsedFile],
+    tasks: list[tuple[str, str | None]],
+    progress: Progress | None,
+    workers: int,
+    context: BaseContext | None,
+    done: int = 0,
+) -> list[ParsedFile]:
+    """`work` done for `tasks` by a pool of `workers` processes (`context`: how they start,
+    None for the platform's default)."""
+    size = max(1, min(32, len(tasks) // (workers * 8)))
     others = set(multiprocessing.active_children())
-    with ProcessPoolExecutor(
-        max_workers=workers, initializer=start_worker, initargs=(os.getpid(),)
-    ) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                             initializer=start_worker, initargs=(os.getpid(),)) as pool:
         # Submitted before the bar starts its thread, so workers are forked without it.
         try:
-            batches = [pool.submit(_parse_batch, work, rest[i:i + size])
-                       for i in range(0, len(rest), size)]
+            batches = [pool.submit(_parse_batch, work, tasks[i:i + size])
+                       for i in range(0, len(tasks), size)]
             results = (item for batch in batches for item in batch.result())
-            return [first, *_tracked(results, len(tasks), progress, done=1)]
+            return _tracked(results, len(tasks) + done, progress, done=done)
         except BaseException:
             _stop_workers(others)
             raise

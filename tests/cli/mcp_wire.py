@@ -1,0 +1,144 @@
+"""A raw JSON-RPC client for `docai mcp` over the real process's stdio: requests written
+as an agent writes them (several at once when a test needs calls in flight together), each
+reply found by its id, waiting for an event (a reply, the process's end), never a clock."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.support.docai_cli import DOCAI, docai_env
+
+NO_SERVER = "http://127.0.0.1:9"  # nothing listens: the server must never call a model
+# A reply that has not come by then never will: a wedged server, not a slow machine.
+REPLY_TIMEOUT_S = 240.0
+
+
+class Server:
+    """`docai mcp --docs DOCS` started, initialised, and driven line by line."""
+
+    def __init__(self, home: Path, docs: Path, *extra: str) -> None:
+        self.stderr_path = home / "server-stderr.txt"
+        self._stderr = self.stderr_path.open("wb")
+        self.process = subprocess.Popen(
+            [DOCAI, "mcp", "--docs", str(docs), *extra], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=self._stderr, env=docai_env(home, NO_SERVER))
+        self._next_id = 100
+        self._replies: dict[int, dict[str, Any]] = {}
+        self._pending = b""
+        self.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}})
+        self.reply(1)
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, *requests: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"".join(json.dumps(r).encode() + b"\n" for r in requests))
+        self.process.stdin.flush()
+
+    def call(self, tool: str, **arguments: Any) -> int:
+        """Send one tools/call; its id (the reply is read with `reply`)."""
+        self._next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self._next_id, "method": "tools/call",
+                   "params": {"name": tool, "arguments": arguments}})
+        return self._next_id
+
+    def ask(self, tool: str, **arguments: Any) -> dict[str, Any]:
+        """One call and its reply's `result`."""
+        reply = self.reply(self.call(tool, **arguments))
+        assert "result" in reply, reply
+        return reply["result"]
+
+    def reply(self, wanted: int, timeout: float = REPLY_TIMEOUT_S) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        assert self.process.stdout is not None
+        fd = self.process.stdout.fileno()
+        while wanted not in self._replies:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([fd], [], [], max(left, 0))
+            if not ready:
+                raise AssertionError(f"no reply to {wanted} in {timeout} s: {self.stderr()}")
+            data = os.read(fd, 1 << 20)
+            if not data:
+                raise AssertionError(f"the server ended: {self.stderr()}")
+            self._pending += data
+            *lines, self._pending = self._pending.split(b"\n")
+            for line in lines:
+                message = json.loads(line)
+                if "id" in message:
+                    self._replies[message["id"]] = message
+        return self._replies.pop(wanted)
+
+    def stderr(self) -> str:
+        self._stderr.flush()
+        return self.stderr_path.read_text(encoding="utf-8", errors="replace")[-3000:]
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                stream.close()
+        self._stderr.close()
+
+
+def text_of(result: dict[str, Any]) -> str:
+    return "".join(part.get("text", "") for part in result["content"])
+
+
+def structured(result: dict[str, Any]) -> dict[str, Any]:
+    assert not result.get("isError"), text_of(result)
+    return result["structuredContent"]
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below `pid`, through /proc (children of each of its threads)."""
+    found: set[int] = set()
+    queue = [pid]
+    while queue:
+        parent = queue.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{task}/children", encoding="ascii") as listing:
+                    children = {int(child) for child in listing.read().split()}
+            except OSError:
+                continue
+            queue.extend(children - found)
+            found |= children
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Running or sleeping; a zombie (dead, not yet reaped by whoever adopted it) is not."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            state = stat.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+def wait_until(condition: Any, timeout: float = REPLY_TIMEOUT_S, every: float = 0.05) -> bool:
+    """Poll `condition()` until it holds (True) or `timeout` passes (False)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(every)
+    return bool(condition())
