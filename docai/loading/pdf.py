@@ -42,6 +42,10 @@ _MIN_PAGES_FOR_REPEATS = 4
 _MAX_OUTLINE = 10_000
 # Below this many letters in the whole file, there is no text layer to speak of.
 _MIN_LETTERS = 20
+# Fewer letters a page than this (web addresses aside) is a text layer that holds little
+# of what the pages show (a scan with its links, text drawn as shapes): read, with a note.
+_LITTLE_TEXT_PER_PAGE = 25
+_URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +58,7 @@ class _Entry:
 def parse_pdf(data: bytes, origin: Origin) -> Parsed:
     import pypdfium2 as pdfium
 
+    _quiet_library_log()
     try:
         document = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as error:
@@ -64,14 +69,46 @@ def parse_pdf(data: bytes, origin: Origin) -> Parsed:
         pages = [_page_text(document, index) for index in range(len(document))]
         outline = _outline(document, len(pages))
         title = _metadata_title(document) or origin.stem
+        images = not _has_letters(pages, _MIN_LETTERS) and _has_images(document, pdfium)
     except pdfium.PdfiumError as error:
         raise UnusableFile(messages.LOAD_SKIP_PDF_BROKEN.format(reason=str(error))) from error
     finally:
         document.close()
     if not _has_letters(pages, _MIN_LETTERS):
-        raise UnusableFile(messages.LOAD_SKIP_PDF_NO_TEXT)
+        raise UnusableFile(messages.LOAD_SKIP_PDF_NO_TEXT if images
+                           else messages.LOAD_SKIP_PDF_NO_PAGES if not pages
+                           else messages.LOAD_SKIP_PDF_BLANK)
     pages = drop_repeated_edges(pages, {_words(entry.title) for entry in outline})
-    return Parsed(title, page_sections(pages, outline, title))
+    notes: tuple[str, ...] = ()
+    if len(pages) >= _MIN_PAGES_FOR_REPEATS and not _has_letters(
+            [_URL.sub("", page) for page in pages], _LITTLE_TEXT_PER_PAGE * len(pages)):
+        notes = (messages.LOAD_NOTE_PDF_LITTLE_TEXT.format(pages=len(pages)),)
+    return Parsed(title, page_sections(pages, outline, title), notes)
+
+
+def _quiet_library_log() -> None:
+    """PDFium's wrapper logs what it finds wrong in a file (a circular outline...) in
+    English on stderr; docai says what matters about a file itself, in one pt-BR line."""
+    import logging
+
+    library = logging.getLogger("pypdfium2")
+    if not any(isinstance(handler, logging.NullHandler) for handler in library.handlers):
+        library.addHandler(logging.NullHandler())
+        library.propagate = False
+
+
+def _has_images(document: object, pdfium: object) -> bool:
+    """Whether some page shows an image (a scan), looked for only in a PDF without text;
+    the search stops at the first one and does not enter nested forms beyond one level."""
+    image = pdfium.raw.FPDF_PAGEOBJ_IMAGE  # type: ignore[attr-defined]
+    for index in range(len(document)):  # type: ignore[arg-type]
+        page = document[index]  # type: ignore[index]
+        try:
+            if next(iter(page.get_objects(filter=[image], max_depth=2)), None) is not None:
+                return True
+        finally:
+            page.close()
+    return False
 
 
 def _has_letters(pages: list[str], minimum: int) -> bool:

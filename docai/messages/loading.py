@@ -95,6 +95,12 @@ LOAD_GZ_TRUNCATED = "cortado antes do fim"
 LOAD_GZ_CORRUPT = "dados comprimidos corrompidos"
 LOAD_SKIP_GZ_TOO_BIG = "descompactado passaria de {limit} (suspeito de bomba); não foi aberto"
 LOAD_SKIP_GZ_UNSUPPORTED = "compactado com gzip, mas o conteúdo ({suffix}) não é um formato que docai lê"
+LOAD_SKIP_PDF_NO_PAGES = "PDF sem nenhuma página"
+LOAD_SKIP_PDF_BLANK = "PDF sem texto nem imagens nas páginas (páginas em branco ou só desenhos)"
+LOAD_NOTE_PDF_LITTLE_TEXT = (
+    "só um pouco do texto das {pages} páginas é texto de verdade (o resto deve ser imagem "
+    "ou desenho); o que não é texto não será encontrado. Um OCR (ex.: ocrmypdf) resolve"
+)
 LOAD_SKIP_EPUB_BROKEN = "EPUB danificado ({reason}); ele é um zip de capítulos XHTML"
 LOAD_SKIP_EPUB_TOO_BIG = (
     "EPUB descompactado passaria de {limit} (suspeito de bomba zip); não foi aberto"

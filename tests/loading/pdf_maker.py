@@ -14,9 +14,13 @@ def make_pdf(
     *,
     outline: list[tuple[str, int]] = (),  # type: ignore[assignment]
     title: str | None = None,
+    circular_outline: bool = False,
+    images: bool = False,
 ) -> bytes:
     """A PDF whose page i shows the lines pages[i] top to bottom; `outline` lists
-    (title, page index) bookmarks, all at the top level."""
+    (title, page index) bookmarks, all at the top level (the last one pointing back to
+    the first, a damaged outline, when `circular_outline`); each page also shows a small
+    grey image when `images` (a scanned page, for a PDF without text)."""
     objects: list[bytes] = []
 
     def add(body: str | bytes) -> int:
@@ -30,6 +34,8 @@ def make_pdf(
     for lines in pages:
         stream = "BT /F1 11 Tf 14 TL 72 760 Td " + " ".join(
             f"({_escape(line)}) Tj T*" for line in lines) + " ET"
+        if images:
+            stream += " q 400 0 0 400 100 100 cm BI /W 1 /H 1 /CS /G /BPC 8 ID \x80 EI Q"
         data = stream.encode("latin-1")
         content = add(b"<< /Length %d >>\nstream\n" % len(data) + data + b"\nendstream")
         page_ids.append(add(
@@ -48,6 +54,8 @@ def make_pdf(
                 links += f" /Prev {items[position - 1]} 0 R"
             if position + 1 < len(items):
                 links += f" /Next {items[position + 1]} 0 R"
+            elif circular_outline:
+                links += f" /Next {items[0]} 0 R"
             objects[item - 1] = (
                 f"<< /Title ({_escape(label)}) {links} "
                 f"/Dest [{page_ids[page]} 0 R /XYZ 0 792 0] >>").encode("latin-1")

@@ -11,6 +11,7 @@ import re
 import zipfile
 from pathlib import Path
 
+from docai import messages
 from docai.chunking import chunk_document
 from docai.loading import load_file
 from docai.loading.load import LoadResult
@@ -198,7 +199,9 @@ def test_a_pdf_section_over_page_breaks_is_chunked_whole_each_chunk_citing_its_p
 
 
 def test_pdf_without_text_layer_or_broken_is_skipped_with_the_reason(tmp_path: Path) -> None:
-    assert "sem camada de texto" in reason(load(tmp_path, "scan.pdf", make_pdf([[], []])))
+    scan = make_pdf([[], []], images=True)
+    assert reason(load(tmp_path, "scan.pdf", scan)) == messages.LOAD_SKIP_PDF_NO_TEXT
+    assert reason(load(tmp_path, "blank.pdf", make_pdf([[], []]))) == messages.LOAD_SKIP_PDF_BLANK
     broken = make_pdf(manual_pages())[:400]
     assert "danificado" in reason(load(tmp_path, "broken.pdf", broken))
     assert "danificado" in reason(load(tmp_path, "junk.pdf", b"%PDF-1.7\n" + b"\x00garbage" * 99))
@@ -414,3 +417,13 @@ def test_pdf_running_headers_naming_a_section_are_dropped_and_a_short_title_foun
     assert any("The Packages files list the size too." in s.text for s in before)
     files = [s for s in doc.sections if s.heading_path[-1] == "Files"]
     assert files[0].text.startswith("2.2 Files") and files[0].location == Location("page", 2)
+
+
+def test_a_pdf_whose_text_is_only_web_addresses_is_read_with_a_note(tmp_path: Path) -> None:
+    pages = [[f"https://example.org/{word}/index.html", f"https://{word}.example.net/"]
+             for word in ("install", "usage", "config", "network", "storage", "backup")]
+    result = load(tmp_path, "links.pdf", make_pdf(pages))
+    assert result.document is not None
+    assert [notice.message for notice in result.notices] == [
+        messages.LOAD_NOTE_PDF_LITTLE_TEXT.format(pages=6)]
+    assert not load(tmp_path, "manual.pdf", make_pdf(manual_pages())).notices
