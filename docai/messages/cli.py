@@ -100,9 +100,11 @@ REPL_HELP_THINKING = "mostra ou oculta o raciocínio do modelo (agora: {thinking
 REPL_HELP_K = "quantos trechos recuperar (agora: {k}; de 1 a {max_k})"
 REPL_HELP_MODEL = "troca o modelo (agora: {model})"
 REPL_HELP_REINDEX = "relê a pasta de documentos e atualiza o índice"
-REPL_HELP_QUIT = "encerra (também exit, quit ou Ctrl-D)"
+REPL_HELP_QUIT = "encerra, como Ctrl-D"
 # {commands}: the slash commands with their arguments; {words}: the commands without a slash.
 REPL_UNKNOWN_COMMAND = "comando desconhecido: {command}. Comandos: {commands} (e {words})"
+REPL_DID_YOU_MEAN = "comando desconhecido: {command}; você quis dizer {match}? (/ajuda lista todos)"
+REPL_HELP_ALSO = " (também {names})"
 REPL_NO_SOURCES = "Ainda não há fontes: faça uma pergunta primeiro."
 REPL_LAST_WITHOUT_SOURCES = (
     "A última pergunta não teve fontes: nenhum trecho da documentação trata dela."
@@ -133,8 +135,8 @@ REPL_REINDEX_STORE = (
 REPL_REINDEXED_SKIPPED = "{count} arquivo(s) ignorado(s): `{command}` mostra os motivos."
 
 # --- the conversation: /nova, /denovo (docai/cli/repl_commands.py) -------------------------
-REPL_HELP_NEW = "começa uma conversa nova, sem as perguntas anteriores (também /new, /clear)"
-REPL_HELP_RETRY = "gera de novo a última resposta, sem usar o cache (também /retry)"
+REPL_HELP_NEW = "começa uma conversa nova, sem as perguntas anteriores"
+REPL_HELP_RETRY = "gera de novo a última resposta, sem usar o cache"
 REPL_NEW_CONVERSATION = "Conversa nova: as perguntas anteriores não contam mais."
 REPL_NOTHING_TO_RETRY = "Nada para gerar de novo: faça uma pergunta primeiro."
 
@@ -206,7 +208,19 @@ CONFIG_EXAMPLES = {
     "log": "log = false",
     "store": 'store = "postgresql://docai@db.exemplo/docs"',
     "collection": 'collection = "docs"',
+    "num_ctx": "num_ctx = 16384",
+    "max_tokens": "max_tokens = 2048",
+    "temperature": "temperature = 0.7",
+    "thinking": "thinking = false",
+    "show_thinking": "show_thinking = true",
+    "system": 'system = "Responda em tópicos curtos."',
 }
+CONFIG_EXPECTED_NUMBER = "um número, sem aspas"
+CONFIG_OUT_OF_RANGE = (
+    "o arquivo de configuração {path} tem um valor fora do intervalo na chave {key!r}: "
+    "{reason}. Corrija a linha, ex.: {example}"
+)
+CONFIG_EXPECTED_TEXT = "um texto entre aspas"
 NO_DOCS_FOLDER = (
     "não sei qual pasta de documentação usar: não há {candidates} aqui. Indique-a com "
     "--docs PASTA, com a variável de ambiente {env}, ou com docs = \"PASTA\" em {config}"
@@ -248,7 +262,7 @@ REPL_MODEL_UNCHECKED = (
     "(inicie com `ollama serve`)"
 )
 REPL_MODEL_UNCHECKED_PROBLEM = "aviso: não consegui confirmar que ele está instalado: {problem}"
-REPL_HELP_CLEAR = "limpa a tela (também clear ou Ctrl-L)"
+REPL_HELP_CLEAR = "limpa a tela, como Ctrl-L (a conversa continua)"
 REPL_READY = "docai pronto: {files} arquivo(s), {chunks} trecho(s) {origin}; modelo {model}."
 REPL_FROM_DOCS = "de {docs}"
 REPL_ECHO = "docai> {line}"

@@ -97,9 +97,9 @@ def test_retry_before_any_question_says_there_is_nothing_to_retry(
 ) -> None:
     docs = write_docs(tmp_path / "docs", DOCS)
     docai.use_env(tmp_path, fake.url)
-    result = docai("--docs", docs, stdin=f"/denovo\n{FIRST}\n/clear\n/new\n/denovo\n")
+    result = docai("--docs", docs, stdin=f"/denovo\n{FIRST}\n/reset\n/new\n/denovo\n")
     assert result.returncode == 0, result.stderr
-    # before the first question, and after /clear: a new conversation has no last answer
+    # before the first question, and after /reset: a new conversation has no last answer
     assert result.stdout.count("Nada para gerar de novo") == 2
     assert result.stdout.count("Conversa nova") == 2
     assert "Resposta 1." in result.stdout and "Resposta 2." not in result.stdout

@@ -5,6 +5,7 @@ conversation number meet (a huge question, a number past SQLite's range)."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -117,3 +118,64 @@ def test_a_huge_question_is_refused_in_one_line_before_any_work(
     logged = subprocess.run([DOCAI, "log", "--json"], env=env, capture_output=True, text=True,
                             timeout=60, check=False)
     assert [entry["question"] for entry in json.loads(logged.stdout)] == [QUESTION]
+
+
+def test_what_set_changes_can_be_kept_in_the_config_file_and_config_names_its_origin(
+    tmp_path: Path, docs: Path, fake: FakeOllama, docai: InProcessDocai
+) -> None:
+    docai.use_env(tmp_path, fake.url)
+    config = tmp_path / "config" / "docai" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('num_ctx = 16384\ntemperature = 0.7\nmax_tokens = 2048\n'
+                      'thinking = false\nsystem = "Responda em tópicos."\n', encoding="utf-8")
+    assert docai("ask", QUESTION, "--docs", docs, "--temperature", "0.5").returncode == 0
+    request = fake.chat_requests[-1]
+    assert request["options"]["num_ctx"] == 16384
+    assert request["options"]["temperature"] == 0.5  # an option beats the file
+    assert request["options"]["num_predict"] == 2048
+    assert request.get("think") is False
+    assert "Responda em tópicos." in request["messages"][0]["content"]
+    shown = docai("config", "--temperature", "0.5").stdout
+    for key, value, origin in (("num_ctx", "16384", "arquivo de configuração"),
+                               ("temperature", "0.5", "opção (--temperature)"),
+                               ("thinking", "off", "arquivo de configuração"),
+                               ("system", "'Responda em tópicos.'", "arquivo de configuração"),
+                               ("show_thinking", "off", "padrão")):
+        assert re.search(rf"^  {key} +{re.escape(value)} +{re.escape(origin)}", shown, re.M), shown
+    config.write_text("num_ctx = 10\n", encoding="utf-8")
+    bad = docai("config")
+    assert bad.returncode == 2
+    assert "valor fora do intervalo na chave 'num_ctx'" in bad.stderr
+    assert "num_ctx = 16384" in bad.stderr  # the fix, as a line of the file
+
+
+def test_every_repl_command_has_its_english_name_and_a_mistyped_one_gets_a_suggestion(
+    tmp_path: Path, docs: Path, fake: FakeOllama
+) -> None:
+    child = pexpect.spawn(DOCAI, ["--docs", str(docs)], env=docai_env(tmp_path, fake.url),
+                          encoding="utf-8", timeout=60, dimensions=(40, 200))
+    child.expect(PROMPT)
+    child.sendline(QUESTION)
+    child.expect(r"Resposta 1\.")
+    child.expect(PROMPT)
+    for english, reply in (("/sources", r"\[1\] guide/install\.md"), ("/think", "aciocínio"),
+                           ("/model", "Modelo atual: deepseek-r1"),
+                           ("/reindex", "Nenhum arquivo mudou"),
+                           ("/sessions", "Conversas com esta pasta"), ("/k", r"trecho\(s\)")):
+        child.sendline(english)
+        child.expect(reply)
+        child.expect(PROMPT)
+    child.sendline("/fontse")
+    child.expect("você quis dizer /fontes\\?")
+    child.sendline("/clear")  # the screen, as `clear`: the conversation goes on
+    child.expect(PROMPT)
+    child.sendline("e com pipx?")
+    child.expect(r"Resposta 2\.")
+    assert user_turns(fake.chat_requests[-1]) == [QUESTION]
+    # Pasted (bracketed paste): the escape sequence arrives raw, an OSC 52 clipboard write.
+    child.send("\x1b[200~/modelo x\x1b]52;c;SGk=\x07y\x1b[201~\r")
+    child.expect("nome de modelo inválido")
+    child.expect(PROMPT)
+    assert "\x1b]52" not in child.before
+    child.sendline("sair")
+    child.expect(pexpect.EOF)

@@ -36,6 +36,9 @@ def _shown(key: str, sourced: Sourced) -> str:
         return messages.CONFIG_NONE
     if isinstance(value, bool):
         return "on" if value else "off"
+    if key == "system":  # instructions may run long: their start, on one line
+        text = one_line(" ".join(str(value).split()))
+        return repr(text if len(text) <= 40 else text[:39] + "…")
     if key in ("server", "store"):
         return one_line(redact_url(str(value)))
     if isinstance(value, tuple):  # several docs folders

@@ -153,6 +153,32 @@ def _count(path: Path, key: str, value: object) -> int:
     return value
 
 
+def _model_setting(field: str, kind: type) -> Callable[[Path, str, object], Any]:
+    """A check for a model setting `/set` can change too (num_ctx, temperature, …): its
+    type, then the range `Settings` enforces for the option, said with the file's key."""
+
+    def check(path: Path, key: str, value: object) -> Any:
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if (kind is int and not isinstance(value, int)) or (kind is float and not number) or (
+            isinstance(value, bool)
+        ):
+            raise _bad_value(path, key, value, messages.CONFIG_EXPECTED_NUMBER)
+        try:
+            Settings(**{field: kind(value)})
+        except SettingsError as error:  # the option's range, said for the file's line
+            raise SettingsError(messages.CONFIG_OUT_OF_RANGE.format(
+                path=path, key=key, reason=error, example=messages.CONFIG_EXAMPLES[key])) from None
+        return kind(value)
+
+    return check
+
+
+def _instructions(path: Path, key: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _bad_value(path, key, value, messages.CONFIG_EXPECTED_TEXT)
+    return value
+
+
 KEYS: dict[str, _Key] = {
     "docs": _Key("docs", "--docs", ENV_DOCS, None, _folder),
     "model": _Key("model", "--model", ENV_MODEL, DEFAULT_MODEL, _text),
@@ -163,6 +189,17 @@ KEYS: dict[str, _Key] = {
     "log": _Key("log", "--no-log", None, DEFAULTS.log, _switch),
     "store": _Key("store", "--store", ENV_STORE, None, _store),
     "collection": _Key("collection", "--collection", ENV_COLLECTION, None, _collection),
+    # What `/set` changes in a session can be kept here too.
+    "num_ctx": _Key("num_ctx", "--num-ctx", None, DEFAULTS.num_ctx,
+                    _model_setting("num_ctx", int)),
+    "max_tokens": _Key("max_tokens", "--max-tokens", None, DEFAULTS.max_tokens,
+                       _model_setting("max_tokens", int)),
+    "temperature": _Key("temperature", "--temperature", None, DEFAULTS.temperature,
+                        _model_setting("temperature", float)),
+    "thinking": _Key("think", "--no-think", None, DEFAULTS.think, _switch),
+    "show_thinking": _Key("show_thinking", "--show-thinking", None, DEFAULTS.show_thinking,
+                          _switch),
+    "system": _Key("system", "--system", None, DEFAULTS.system_prompt, _instructions),
 }
 
 

@@ -140,21 +140,23 @@ def _model_options(parser: ArgumentParser, default: Default) -> None:
                      help=f"endereço do Ollama (padrão: OLLAMA_HOST ou {d.ollama_url})")
     llm.add_argument("--base-url", metavar="URL", default=default(d.base_url),
                      help="endereço do servidor OpenAI (ex.: http://127.0.0.1:8080/v1)")
-    llm.add_argument("--num-ctx", type=int, metavar="N", default=default(d.num_ctx),
+    # None for these five: the config file decides, then the default (options/config.py).
+    llm.add_argument("--num-ctx", type=int, metavar="N", default=default(None),
                      help=f"janela de contexto pedida ao modelo, em tokens (padrão: {d.num_ctx})")
-    llm.add_argument("--temperature", type=float, metavar="T", default=default(d.temperature),
+    llm.add_argument("--temperature", type=float, metavar="T", default=default(None),
                      help=f"temperatura do modelo (padrão: {d.temperature:g})")
-    llm.add_argument("--max-tokens", type=int, metavar="N", default=default(d.max_tokens),
+    llm.add_argument("--max-tokens", type=int, metavar="N", default=default(None),
                      help="tamanho máximo da resposta, raciocínio incluído, em tokens; uma "
                           f"resposta mais longa é cortada e avisada (padrão: {d.max_tokens})")
     llm.add_argument("--read-timeout", type=float, metavar="SEGUNDOS",
                      default=default(d.read_timeout),
                      help=f"quanto esperar o modelo sem receber nada (padrão: {d.read_timeout:g})")
-    llm.add_argument("--show-thinking", action="store_true", default=default(d.show_thinking),
+    llm.add_argument("--show-thinking", action="store_const", const=True, default=default(None),
                      help="mostra o raciocínio do modelo, esmaecido")
-    llm.add_argument("--no-think", action="store_true", default=default(False),
+    llm.add_argument("--no-think", dest="think", action="store_const", const=False,
+                     default=default(None),
                      help="pede ao modelo que não raciocine antes de responder")
-    llm.add_argument("--system", metavar="TEXTO", default=default(d.system_prompt),
+    llm.add_argument("--system", metavar="TEXTO", default=default(None),
                      help=messages.ARGS_SYSTEM_HELP)
     # None: the config file decides (`log = false`), then the default (on).
     llm.add_argument("--no-log", dest="log", action="store_const", const=False,

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from docai import messages
 from docai.answer.conversation import Conversation
+from docai.cli.options.suggest import closest
 from docai.cli.output.passages import snippet, source_label
 from docai.cli.output.report import index_command, store_index_command
 from docai.cli.repl.asking import ask
@@ -70,7 +71,9 @@ def run_command(line: str, session: Session) -> None:
     name, _, argument = line.strip().partition(" ")
     command = find_command(name)
     if command is None:
-        session.say(unknown_command_text(one_line(name)))
+        close = closest(name, list(_BY_NAME)) if name.startswith("/") else None
+        session.say(messages.REPL_DID_YOU_MEAN.format(command=one_line(name), match=close)
+                    if close else unknown_command_text(one_line(name)))
         return
     command.handler(session, argument.strip())
 
@@ -85,10 +88,16 @@ def help_text(session: Session) -> str:
         "model": settings.model,
     }
     width = max(len(command.usage) for command in COMMANDS) + 4
-    lines = [
-        f"  {command.usage:<{width}}{command.summary.format(**values)}" for command in COMMANDS
-    ]
+    lines = [f"  {command.usage:<{width}}{command.summary.format(**values)}{_also(command)}"
+             for command in COMMANDS]
     return "\n".join([messages.REPL_HELP_HEADER, *lines, messages.REPL_HELP_FOOTER])
+
+
+def _also(command: ReplCommand) -> str:
+    """The other names `/ajuda` lists after a summary (an accentless twin left out)."""
+    others = [name for name in command.names[1:]
+              if name.casefold() != command.names[0].casefold() and name != "/sessões"]
+    return messages.REPL_HELP_ALSO.format(names=", ".join(others)) if others else ""
 
 
 def unknown_command_text(name: str) -> str:
@@ -173,8 +182,10 @@ def _model(session: Session, argument: str) -> None:
     if not argument:
         session.say(messages.REPL_MODEL_CURRENT.format(model=answerer.settings.model))
         return
-    if len(argument.split()) != 1:
-        session.say(messages.REPL_BAD_MODEL.format(value=argument))
+    # A model name is one printable word: an escape sequence in it would reach the terminal
+    # in every line that names the model (`ollama pull NAME`), so it is refused here.
+    if len(argument.split()) != 1 or not argument.isprintable():
+        session.say(messages.REPL_BAD_MODEL.format(value=argument))  # !r: escaped
         return
     settings = replace(answerer.settings, model=argument)
     refusal, note = _check_model(session, settings)
@@ -289,17 +300,20 @@ def _leave(session: Session, _argument: str) -> None:
     session.leaving = True
 
 
+# Every command answers to its English name too (the habit of `ollama run`, llm, aichat),
+# and each word means one thing: `clear` and `/clear` clear the screen as a shell's `clear`
+# does (`/limpar`); a new conversation is `/nova`, `/new` or `/reset`.
 COMMANDS: tuple[ReplCommand, ...] = (
     ReplCommand(("/ajuda", "/help", "/?"), "", messages.REPL_HELP_HELP, _help),
-    ReplCommand(("/fontes",), "[N]", messages.REPL_HELP_SOURCES, _sources),
+    ReplCommand(("/fontes", "/sources"), "[N]", messages.REPL_HELP_SOURCES, _sources),
     ReplCommand(("/abrir", "/open"), "[N]", messages.REPL_HELP_OPEN, _open),
-    ReplCommand(("/pensamento",), "", messages.REPL_HELP_THINKING, _toggle_thinking),
+    ReplCommand(("/pensamento", "/think"), "", messages.REPL_HELP_THINKING, _toggle_thinking),
     ReplCommand(("/k",), "N", messages.REPL_HELP_K, _top_k),
-    ReplCommand(("/modelo",), "NOME", messages.REPL_HELP_MODEL, _model),
-    ReplCommand(("/reindexar",), "", messages.REPL_HELP_REINDEX, _reindex),
-    ReplCommand(("/nova", "/new", "/clear"), "", messages.REPL_HELP_NEW, _new_conversation),
+    ReplCommand(("/modelo", "/model"), "NOME", messages.REPL_HELP_MODEL, _model),
+    ReplCommand(("/reindexar", "/reindex"), "", messages.REPL_HELP_REINDEX, _reindex),
+    ReplCommand(("/nova", "/new", "/reset"), "", messages.REPL_HELP_NEW, _new_conversation),
     ReplCommand(("/denovo", "/retry"), "", messages.REPL_HELP_RETRY, _retry),
-    ReplCommand(("/limpar", "clear"), "", messages.REPL_HELP_CLEAR, _clear_screen),
+    ReplCommand(("/limpar", "/clear", "clear"), "", messages.REPL_HELP_CLEAR, _clear_screen),
     ReplCommand(("/sessoes", "/sessões", "/sessions"), "", messages.REPL_HELP_SESSIONS,
                 list_sessions),
     ReplCommand(("/retomar", "/resume"), "N", messages.REPL_HELP_RESUME, resume_session),
