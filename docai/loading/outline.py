@@ -25,10 +25,12 @@ class Heading:
 
 @dataclass(frozen=True, slots=True)
 class Block:
-    """A paragraph-like run of body text (lines inside it are kept as they are)."""
+    """A paragraph-like run of body text (lines inside it are kept as they are); `turns`:
+    where inside `text` the location moves on (a long list's items, a code block's lines)."""
 
     text: str
     location: Location | None = None
+    turns: tuple[tuple[int, Location], ...] = ()
 
 
 def build_sections(
@@ -71,12 +73,27 @@ def build_sections(
             path = tuple(h.text for h in stack)
             location = event.location
         elif text := event.text.strip("\n").rstrip():
+            start = length + len(BLOCK_SEPARATOR) if blocks else 0
             if not blocks:
-                length = 0
+                if _far_below(event.location, location):  # a heading, then a long preamble
+                    turns.append((0, event.location))  # type: ignore[arg-type]
                 location = location or event.location
             elif event.location and event.location != (turns[-1][1] if turns else location):
-                turns.append((length + len(BLOCK_SEPARATOR), event.location))
-            length += len(text) + (len(BLOCK_SEPARATOR) if blocks else 0)
+                turns.append((start, event.location))
+            lead = len(event.text) - len(event.text.lstrip("\n"))
+            for offset, moved in event.turns:
+                at = start + offset - lead
+                if start < at < start + len(text) and moved != (turns[-1][1] if turns
+                                                                 else location):
+                    turns.append((at, moved))
+            length = start + len(text)
             blocks.append(text)
     flush()
     return tuple(sections)
+
+
+def _far_below(block: Location | None, heading: Location | None) -> bool:
+    """Whether a section's first block starts more than a couple of lines below its
+    heading (directives, targets, a module's synopsis between them)."""
+    return (block is not None and heading is not None and block.unit == heading.unit
+            and block.number - heading.number > 2)

@@ -170,11 +170,12 @@ def _blocks(node: nodes.Element, source: str) -> Iterator[Block]:
     if isinstance(node, (nodes.paragraph, nodes.rubric, nodes.caption, nodes.attribution)):
         yield Block(_inline(node).strip(), location)
     elif isinstance(node, (nodes.literal_block, nodes.doctest_block)):
-        yield Block(node.astext().rstrip("\n"), location)
+        yield Block(node.astext().rstrip("\n"), location, _line_turns(node.astext(), location))
     elif isinstance(node, nodes.line_block):
         yield Block("\n".join(_inline(line) for line in node.findall(nodes.line)), location)
     elif isinstance(node, (nodes.bullet_list, nodes.enumerated_list)):
-        yield Block(_list(node), location)
+        text, item_turns = _list(node, source)
+        yield Block(text, location, item_turns)
     elif isinstance(node, nodes.definition_list):
         yield from _definitions(node, source)
     elif isinstance(node, nodes.field_list):
@@ -291,16 +292,36 @@ def _unknown_directive_body(message: nodes.system_message) -> str | None:
     return body or None
 
 
-def _list(node: nodes.Element) -> str:
-    lines = []
+def _line_turns(text: str, location: Location | None) -> tuple[tuple[int, Location], ...]:
+    """A verbatim block's lines are the page's lines, one for one: a turn at each."""
+    if location is None:
+        return ()
+    turns = []
+    offset = 0
+    for number, line in enumerate(text.split("\n")):
+        if number:
+            turns.append((offset, Location("line", location.number + number)))
+        offset += len(line) + 1
+    return tuple(turns)
+
+
+def _list(node: nodes.Element, source: str) -> tuple[str, tuple[tuple[int, Location], ...]]:
+    """The list one item a line (nested lines indented), and a turn at each item."""
+    lines: list[str] = []
+    turns: list[tuple[int, Location]] = []
+    length = 0
     for number, item in enumerate(node.children, 1):
+        where = _location(item, source) if isinstance(item, nodes.Element) else None
+        if where is not None and lines:
+            turns.append((length, where))
         marker = f"{number}. " if isinstance(node, nodes.enumerated_list) else "- "
         text = "\n".join(block.text for child in item.children if isinstance(child, nodes.Element)
                          for block in _blocks(child, "") if block.text)
         first, *rest = text.split("\n") if text else [""]
-        lines.append(marker + first)
-        lines.extend("  " + line if line else line for line in rest)
-    return "\n".join(lines)
+        added = [marker + first, *("  " + line if line else line for line in rest)]
+        lines.extend(added)
+        length += sum(len(line) + 1 for line in added)
+    return "\n".join(lines), tuple(turns)
 
 
 def _definitions(node: nodes.Element, source: str) -> Iterator[Block]:

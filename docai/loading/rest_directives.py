@@ -160,7 +160,12 @@ class _Code(Directive):
 
     def run(self) -> list[nodes.Node]:
         code = "\n".join(self.content)
-        return [nodes.literal_block(code, code)] if code.strip() else []
+        if not code.strip():
+            return []
+        block = nodes.literal_block(code, code)
+        block.source, line = self.state_machine.get_source_and_line(self.content_offset)
+        block.line = line + 1 if line is not None else None  # the code's first line
+        return [block]
 
 
 class _Include(Directive):
