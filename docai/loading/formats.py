@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
-from docai.loading.parsed import DOUBLE_SUFFIXES, Origin, Parsed
+from docai import messages
+from docai.loading.parsed import DOUBLE_SUFFIXES, Origin, Parsed, UnusableFile
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,8 +42,10 @@ def _mdx(text: str | bytes, origin: Origin) -> Parsed:
 
 
 def _html(text: str | bytes, origin: Origin) -> Parsed:
-    from docai.loading.html import parse_html
+    from docai.loading.html import generated_index, parse_html
 
+    if generated_index(str(text), origin.stem):
+        raise UnusableFile(messages.LOAD_SKIP_GENERATED_INDEX)
     return Parsed(*parse_html(str(text), origin.stem))
 
 

@@ -68,6 +68,18 @@ _CONTENT_AFTER_HTML_END = re.compile(r"</html\b[^>]*>\s*\S", re.IGNORECASE)
 _READ_ATTRIBUTES = frozenset({"class", "id", "role", "hidden", "aria-hidden"})
 
 
+# What Sphinx writes only in the pages it generates to navigate a site: its general and
+# module indexes (`genindex.html`, `py-modindex.html`) and its search page.
+_GENERATED_INDEX_MARKERS = ('class="indextable', 'class="genindex-jumpbox"')
+
+
+def generated_index(text: str, stem: str) -> bool:
+    """Whether a page is a generated index or search page: lists of every name and page
+    of a site, which outrank the pages they point to for any question naming them."""
+    return any(marker in text for marker in _GENERATED_INDEX_MARKERS) or (
+        stem == "search" and 'id="search-results"' in text)
+
+
 def parse_html(text: str, stem: str) -> tuple[str, tuple[Section, ...]]:
     """Return the page title (`<title>`, else the first `<h1>`, else `stem`) and its sections.
 

@@ -94,6 +94,8 @@ def _outputs(outputs: Any) -> str:
             texts.append(_text(output.get("text")))
         elif kind in ("execute_result", "display_data", "pyout"):
             data = output["data"] if isinstance(output.get("data"), dict) else output
+            if any(str(key).startswith("image/") for key in data):
+                continue  # a plot: the page shows the image, not "<Figure size 432x288 …>"
             texts.append(_text(data.get("text/plain", data.get("text", ""))))
         elif kind in ("error", "pyerr"):
             texts.append(f"{_text(output.get('ename'))}: {_text(output.get('evalue'))}")

@@ -139,8 +139,18 @@ def clean_page(text: str) -> str:
     """One page's text: line ends unified, hyphenation across lines undone, blanks trimmed."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
     text = _HYPHENATED.sub(r"\1", text).replace(_LINE_END_HYPHEN, "-")
-    lines = [line.rstrip() for line in text.split("\n")]
+    lines = [line.rstrip() for line in text.split("\n") if not _contents_entry(line)]
     return "\n".join(lines).strip("\n")
+
+
+def _contents_entry(line: str) -> bool:
+    """A table of contents' line: a title, a dot leader, a page number ("2.1 Scope ....
+    12"): navigation, which would outrank the pages it points to."""
+    stem = line.rstrip().rstrip("0123456789ivxlcIVXLC")
+    if stem == line.rstrip():
+        return False
+    leader = stem[len(stem.rstrip(". \t")):]
+    return leader.count(".") >= 4 and bool(stem.strip(". \t"))
 
 
 def drop_repeated_edges(pages: list[str], titles: frozenset[str] | set[str] = frozenset()

@@ -101,6 +101,9 @@ LOAD_NOTE_PDF_LITTLE_TEXT = (
     "só um pouco do texto das {pages} páginas é texto de verdade (o resto deve ser imagem "
     "ou desenho); o que não é texto não será encontrado. Um OCR (ex.: ocrmypdf) resolve"
 )
+LOAD_SKIP_GENERATED_INDEX = (
+    "índice ou busca gerados pelo Sphinx (só navegação: as páginas que ele lista são lidas)"
+)
 LOAD_SKIP_EPUB_BROKEN = "EPUB danificado ({reason}); ele é um zip de capítulos XHTML"
 LOAD_SKIP_EPUB_TOO_BIG = (
     "EPUB descompactado passaria de {limit} (suspeito de bomba zip); não foi aberto"
@@ -121,6 +124,10 @@ LOAD_SKIP_PARSE_MEMORY = (
     "para estourar a memória, ou danificado?); ficou de fora"
 )
 LOAD_SKIP_PARSE_CRASHED = (
-    "o leitor do formato falhou ao ler este arquivo ({how}); ficou de fora. Abra-o e salve "
-    "de novo, ou remova-o"
+    "o leitor do formato parou sem terminar ({how}): arquivo danificado, ou construído para "
+    "passar do limite de memória ({limit}); ficou de fora. Abra-o e salve de novo, ou remova-o"
+)
+LOAD_SKIP_PARSE_ERROR = (
+    "erro inesperado do docai ao ler este arquivo ({error}); ficou de fora. Por favor, relate "
+    "o problema com o arquivo"
 )

@@ -215,7 +215,8 @@ def test_notebook_cells_outputs_kept_short_images_dropped(tmp_path: Path) -> Non
          "outputs": [{"output_type": "stream", "name": "stdout",
                       "text": "\n".join(f"linha {n}" for n in range(50))},
                      {"output_type": "display_data", "metadata": {},
-                      "data": {"image/png": "iVBORw0KGgo" * 5000, "text/plain": "<Figure>"}}]},
+                      "data": {"image/png": "iVBORw0KGgo" * 5000,
+                               "text/plain": "<Figure size 432x288 with 1 Axes>"}}]},
         {"cell_type": "markdown", "metadata": {}, "source": "## Conclusão\nCresceu."},
         {"cell_type": "markdown", "metadata": {}, "source": "#\n\nE segue crescendo."},
     ]}
@@ -229,7 +230,7 @@ def test_notebook_cells_outputs_kept_short_images_dropped(tmp_path: Path) -> Non
     assert sales.text.startswith("Resumo do mês.")
     assert sales.location_at(sales.text.index("total = vendas.sum()")) == Location("cell", 2)
     assert "linha 0" in sales.text and "linha 30" not in sales.text
-    assert "iVBOR" not in sales.text
+    assert "iVBOR" not in sales.text and "Figure size" not in sales.text  # the plot's stand-in
     assert "inválido" in reason(load(tmp_path, "bad.ipynb", '{"cells": ['))
 
 
@@ -427,3 +428,19 @@ def test_a_pdf_whose_text_is_only_web_addresses_is_read_with_a_note(tmp_path: Pa
     assert [notice.message for notice in result.notices] == [
         messages.LOAD_NOTE_PDF_LITTLE_TEXT.format(pages=6)]
     assert not load(tmp_path, "manual.pdf", make_pdf(manual_pages())).notices
+
+
+def test_navigation_is_not_read_as_content(tmp_path: Path) -> None:
+    """A PDF's table of contents (dot leaders) and Sphinx's generated index pages are
+    navigation: they would outrank the pages they point to."""
+    contents = ["Contents", "1 Installing the widget ........ 3", "2 Configuring . . . . . 7"]
+    body = ["Installing the widget takes a screwdriver and patience."]
+    pdf = document(load(tmp_path, "manual.pdf", make_pdf([contents, body])))
+    text = "\n".join(section.text for section in pdf.sections)
+    assert "patience" in text and "....." not in text and "Configuring" not in text
+    index_page = ('<html><body><div class="body"><h1>Index</h1><div class="genindex-jumpbox">'
+                  '<a href="#A">A</a></div><table class="indextable genindextable"><tr><td>'
+                  '<a href="install.html#widget">widget (class)</a></td></tr></table>'
+                  '</div></body></html>')
+    assert reason(load(tmp_path, "genindex.html", index_page)) == \
+        messages.LOAD_SKIP_GENERATED_INDEX
