@@ -42,6 +42,17 @@ _ATX_HEADING = re.compile(r"[ ]{0,3}#{1,6}[ \t]")
 _ATTRIBUTE_LIST = re.compile(r"\{:?[ \t]*[#.][^{}]*\}")
 # Material for MkDocs icon shortcodes in tab and note titles (":octicons-file-code-16:").
 _SHORTCODE = re.compile(r":[\w-]+:")
+# pymdown-extensions' blocks: `/// note | Title`, `/// tab | pip`, `/// details | Summary`
+# ... `///` (more slashes to nest), their options indented on the lines after the header.
+_SLASH_BLOCK = re.compile(r"(?P<indent>[ ]*)(?P<mark>/{3,})[ \t]*(?P<kind>[\w-]+)"
+                          r"(?:[ \t]*\|[ \t]*(?P<title>.*))?")
+_SLASH_OPTION = re.compile(r"[ ]{2,}[\w-]+:(?:[ \t].*)?")
+# A snippet line (`--8<-- "file.md"`), an attribute list on a line of its own
+# (`{: .source-link }`), a footnote marker (`[^note]`, not its definition `[^note]:`).
+_SNIPPET = re.compile(r"[ ]*;?--8<--.*")
+_OWN_LINE_ATTRIBUTES = re.compile(r"[ ]*\{:?[ \t]*[#.][^{}]*\}[ \t]*")
+_FOOTNOTE_MARK = re.compile(r"\[\^[^\]\s]+\]:?")
+_VERBATIM = "~" * 12  # a fence around text another reader has already read
 # Deeper nesting is left as written: only hostile files nest notes this deep.
 _MAX_DEPTH = 20
 
@@ -54,7 +65,7 @@ PROSE_DIRECTIVES: Mapping[str, str] = MappingProxyType({
     "deprecated": "Deprecated since version", "versionadded": "Added in version",
     "versionchanged": "Changed in version", "versionremoved": "Removed in version",
 })
-NAVIGATION_DIRECTIVES = frozenset({"toctree", "contents"})
+NAVIGATION_DIRECTIVES = frozenset({"toctree", "contents", "include"})
 
 
 Line = tuple[str, int]  # a line of the rewritten text, and the file line it comes from
@@ -87,6 +98,20 @@ def _unfold(lines: list[Line], depth: int) -> Iterator[Line]:
             yield from _fenced(lines[position:end], fence, depth)
             position = end
             continue
+        slash = _SLASH_BLOCK.fullmatch(line.rstrip()) if line.lstrip().startswith("///") else None
+        if slash:
+            end = _slash_end(lines, position, slash["indent"] + slash["mark"])
+            body = lines[position + 1:end]
+            while body and _SLASH_OPTION.fullmatch(body[0][0]):
+                body = body[1:]
+            kind = slash["kind"].casefold()
+            title = slash["title"] or ("" if kind in ("tab", "html") else kind.capitalize())
+            yield from _titled(slash["indent"], title, number, _unfold(body, depth + 1))
+            position = end + 1
+            continue
+        if _SNIPPET.fullmatch(line) or _OWN_LINE_ATTRIBUTES.fullmatch(line):
+            position += 1
+            continue
         block = _block(line)
         if block:
             indent = block["indent"]
@@ -97,8 +122,17 @@ def _unfold(lines: list[Line], depth: int) -> Iterator[Line]:
             position = end
             continue
         if not _TARGET.fullmatch(line.rstrip()):
-            yield (_without_heading_attributes(line) or _without_roles(line)), number
+            shown = _without_heading_attributes(line) or _without_roles(line)
+            yield (_FOOTNOTE_MARK.sub("", shown) if "[^" in shown else shown), number
         position += 1
+
+
+def _slash_end(lines: list[Line], start: int, closing: str) -> int:
+    """Index of a `///` block's closing line (the end of `lines` when it is unclosed)."""
+    for position in range(start + 1, len(lines)):
+        if _expanded_indent(lines[position][0]).rstrip() == closing:
+            return position
+    return len(lines)
 
 
 def _block(line: str) -> re.Match[str] | None:
@@ -113,6 +147,19 @@ def _fenced(lines: list[Line], fence: re.Match[str], depth: int) -> Iterator[Lin
     directive = _DIRECTIVE.fullmatch(fence["info"])
     name = directive["name"].casefold() if directive else ""
     if name in NAVIGATION_DIRECTIVES:
+        return
+    if name == "eval-rst":  # MyST's way to write reST: read as the reST reader reads it
+        from docai.loading.rest import plain_text
+
+        closed = len(lines) > 1 and _closes(lines[-1][0], fence)
+        source = "\n".join(line for line, _ in (lines[1:-1] if closed else lines[1:]))
+        last = len(lines) - 1
+        offset = 0
+        for block in plain_text(source):  # each block verbatim: read already, not Markdown
+            at = lines[min(offset + 1, last)][1]
+            yield from ((_VERBATIM, at), *((text, at) for text in block.split("\n")),
+                        (_VERBATIM, at), ("", at))
+            offset += block.count("\n") + 2
         return
     if directive is None or name not in PROSE_DIRECTIVES:
         yield from lines

@@ -277,7 +277,8 @@ AUTODOC = (
 CODE = (
     "code-block", "sourcecode", "doctest", "testcode", "testoutput", "ipython",
     "jupyter-execute", "code-cell", "prompt", "console", "parsed-literal-block",
-    "highlight-block", "jinja-block",
+    "highlight-block", "jinja-block", "click:example", "click:run", "runblock",
+    "command-output", "exec", "program-output",
 )
 
 

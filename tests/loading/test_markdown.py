@@ -218,3 +218,50 @@ def test_myst_markup_goes_but_placeholders_in_code_stay(tmp_path: Path) -> None:
     assert "Note\n\nYAML options are not text." in text
     assert "class: tip" not in text and ":local:" not in text and "backlinks" not in text
     assert "pyproject.toml\n\nSet the table." in text and "octicons" not in text
+
+
+MKDOCS_EXTRAS = """\
+# Guide
+
+(intro-label)=
+Intro text with a note[^n1] marker.
+
+[^n1]: The footnote text.
+
+/// note | Before you start
+    type: warning
+
+Read the **manual** first.
+///
+
+/// tab | pip
+Run `pip install x`.
+///
+
+--8<-- "CHANGELOG.md"
+
+{: .source-link }
+
+```{eval-rst}
+.. click:example::
+
+    @click.command()
+    def hello():
+        click.echo('Hello World!')
+
+See :func:`click.echo` for **more**.
+```
+"""
+
+
+def test_pymdownx_blocks_snippets_footnotes_and_eval_rst_read_as_rendered(
+        tmp_path: Path) -> None:
+    text = "\n".join(load_md(tmp_path, MKDOCS_EXTRAS).sections[0].text.split("\n"))
+    for shown in ("Intro text with a note marker.", "The footnote text.", "Before you start",
+                  "Read the manual first.", "pip\n\nRun pip install x.",
+                  "@click.command()\ndef hello():\n    click.echo('Hello World!')",
+                  "See click.echo for more."):
+        assert shown in text, shown
+    for hidden in ("///", "type: warning", "--8<--", "{:", "[^", "(intro-label)", ".. ",
+                   ":func:", "**", "eval-rst"):
+        assert hidden not in text, hidden
