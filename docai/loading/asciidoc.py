@@ -14,6 +14,8 @@ Read:
   `____` and open `--` blocks as prose; tables `|===` row by row;
 - attribute entries (`:name: value`) substituted where `{name}` is used (an expansion
   growing past MAX_EXPANSION characters, an attribute bomb, is left as written);
+- Antora's component attributes (`antora.yml`), resource IDs in includes
+  (`partial$x.adoc`) and `nav.adoc` menus (skipped), as `antora.py` reads them;
 - `include::path[]` of files inside the docs folder (8 levels deep at most, none of the
   files being included, MAX_INCLUDES per page; each refused include noted once);
 - inline markup reduced to its text: `*bold*`, `_emphasis_`, `'emphasis'`, `` `code` ``,
@@ -33,9 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docai import messages
+from docai.loading import antora
 from docai.loading.names import display_name
 from docai.loading.outline import Block, Heading, build_sections
-from docai.loading.parsed import Origin, Parsed
+from docai.loading.parsed import Origin, Parsed, UnusableFile
 from docai.loading.reading import Unreadable, read_text
 from docai.records import Location
 
@@ -95,7 +98,9 @@ class _Reader:
 
 
 def parse_asciidoc(text: str, origin: Origin) -> Parsed:
-    reader = _Reader(origin.root)
+    if antora.is_navigation(origin.root, origin.path):
+        raise UnusableFile(messages.LOAD_SKIP_ANTORA_NAV)
+    reader = _Reader(origin.root, antora.component_attributes(origin.root, origin.path))
     reader.reading.append(origin.path.resolve())
     _read(reader, text.split("\n"), origin.path, depth=0, first=0)
     document_title = next((e.text for e in reader.events
@@ -234,7 +239,8 @@ def _include(reader: _Reader, target: str, path: Path, depth: int) -> None:
     shown = display_name(target)
     target = _expanded(target, reader.attributes)
     try:
-        resolved = (path.parent / target).resolve()
+        resource = antora.resource_file(target, path, reader.root)
+        resolved = (resource or path.parent / target).resolve()
         inside = resolved.is_relative_to(reader.root.resolve())
     except (OSError, RuntimeError, ValueError):
         inside = False

@@ -104,6 +104,7 @@ LOAD_NOTE_PDF_LITTLE_TEXT = (
 LOAD_SKIP_GENERATED_INDEX = (
     "índice ou busca gerados pelo Sphinx (só navegação: as páginas que ele lista são lidas)"
 )
+LOAD_SKIP_ANTORA_NAV = "menu de navegação do Antora (nav.adoc): as páginas que ele lista são lidas"
 LOAD_SKIP_EPUB_BROKEN = "EPUB danificado ({reason}); ele é um zip de capítulos XHTML"
 LOAD_SKIP_EPUB_TOO_BIG = (
     "EPUB descompactado passaria de {limit} (suspeito de bomba zip); não foi aberto"

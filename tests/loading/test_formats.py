@@ -444,3 +444,24 @@ def test_navigation_is_not_read_as_content(tmp_path: Path) -> None:
                   '</div></body></html>')
     assert reason(load(tmp_path, "genindex.html", index_page)) == \
         messages.LOAD_SKIP_GENERATED_INDEX
+
+
+def test_antora_components_attributes_resource_includes_and_menus(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    module = docs / "component" / "modules" / "ROOT"
+    (module / "pages").mkdir(parents=True)
+    (module / "partials").mkdir()
+    (docs / "component" / "antora.yml").write_text(
+        "name: asciidoctor\nversion: ~\nasciidoc:\n  attributes:\n"
+        "    release-version: 2.0.23\n    url-org: https://example.org@\n"
+        "nav:\n- modules/ROOT/nav.adoc\n", encoding="utf-8")
+    (module / "partials" / "intro.adoc").write_text("Partial intro words.\n", encoding="utf-8")
+    (module / "nav.adoc").write_text("* xref:install.adoc[]\n* xref:usage.adoc[]\n",
+                                     encoding="utf-8")
+    page = "= Install\n\nInstall release {release-version} from {url-org}.\n\n" \
+           "include::partial$intro.adoc[]\n"
+    result = load(docs, "component/modules/ROOT/pages/install.adoc", page)
+    text = "\n".join(section.text for section in document(result).sections)
+    assert "Install release 2.0.23 from https://example.org." in text
+    assert "Partial intro words." in text and not result.notices
+    assert reason(load_file(docs, module / "nav.adoc")) == messages.LOAD_SKIP_ANTORA_NAV
