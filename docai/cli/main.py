@@ -30,6 +30,9 @@ JSON_COMMANDS = ("ask", "search", "eval", "log", "status", "store")
 
 def main(argv: Sequence[str] | None = None) -> int:
     _reopen_closed_streams()
+    # The bundled tokenizer is read from its package: tiktoken would otherwise copy it to a
+    # cache under /tmp first, and on a full or read-only disk every question would fail.
+    os.environ.setdefault("TIKTOKEN_CACHE_DIR", "")
     parser = build_parser()
     args = parser.parse_args(question_as_ask(parser, sys.argv[1:] if argv is None else argv))
     try:

@@ -9,6 +9,7 @@ nothing behind.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
@@ -65,6 +66,7 @@ class SessionLog:
         self.collection = collection
         self._warn = warn
         self.session: int | None = None  # created with the first exchange
+        self._writable = log is not None  # False: a full or read-only disk, read only
 
     @classmethod
     def open(
@@ -74,10 +76,15 @@ class SessionLog:
         if not settings.log:
             return None
         session_log = cls(None, collection_of(settings), warn)
+        path = path or default_log_path()
         try:
-            session_log._log = ExchangeLog(path or default_log_path())
+            session_log._log = ExchangeLog(path)
+            session_log._writable = True
         except LogError as error:
             session_log._fail(error)
+            if error.unwritable:  # intact but not writable: still listed and resumed
+                with contextlib.suppress(LogError):
+                    session_log._log = ExchangeLog(path, read_only=True)
         return session_log
 
     @property
@@ -97,7 +104,7 @@ class SessionLog:
         self.session = None
 
     def record(self, exchange: LoggedExchange) -> None:
-        if self._log is None:
+        if self._log is None or not self._writable:
             return
         try:
             if self.session is None:
@@ -169,8 +176,13 @@ class SessionLog:
         return exchanges
 
     def _fail(self, error: LogError) -> None:
-        self._log = None
-        warning = messages.LOG_WARNING_LOCKED if error.locked else messages.LOG_WARNING
+        """Said once; an unwritable log stays open for reading, any other is dropped."""
+        if error.unwritable:
+            self._writable = False
+        else:
+            self._log = None
+        warning = (messages.LOG_WARNING_LOCKED if error.locked else
+                   messages.LOG_WARNING_UNWRITABLE if error.unwritable else messages.LOG_WARNING)
         self._warn(warning.format(problem=strip_controls(str(error))))
 
 

@@ -12,6 +12,7 @@ one `LogError` with the reason; callers decide that an answer goes on without th
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sqlite3
@@ -68,9 +69,11 @@ class LogError(DocaiError):
     `locked`: another program held it past SQLite's busy timeout, so the fix is to wait
     or close that program, not to move a damaged file away."""
 
-    def __init__(self, message: str, *, locked: bool = False) -> None:
+    def __init__(self, message: str, *, locked: bool = False, unwritable: bool = False) -> None:
         super().__init__(message)
         self.locked = locked
+        # The disk is full or read-only: the log is intact and can still be read.
+        self.unwritable = unwritable
 
 
 def default_log_path() -> Path:
@@ -86,15 +89,23 @@ class ExchangeLog:
     """An open log file. `collection` is what a docs folder (or shared store) is known by:
     its absolute path, so the same folder reached from two places is one collection."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+        """Open (and with `read_only` False, create) the log. Read-only is how `docai log`
+        reads, and how a session on a read-only or full disk still lists and resumes."""
         self.path = path
         try:
-            _private_file(path)
-            self._db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            if read_only:
+                self._db = _read_only_connection(path)
+            else:
+                _private_file(path)
+                self._db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         except (OSError, sqlite3.Error) as error:
             raise self._error(error) from None
         try:
-            self._prepare()
+            if read_only:
+                self._check_version()
+            else:
+                self._prepare()
         except sqlite3.Error as error:
             self._db.close()
             raise self._error(error) from None
@@ -189,10 +200,14 @@ class ExchangeLog:
         return [_summary(row) for row in rows]
 
     # --- internals ----------------------------------------------------------------------------
-    def _prepare(self) -> None:
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+    def _check_version(self) -> int:
+        version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
         if version > SCHEMA_VERSION:
             raise sqlite3.DatabaseError(messages.LOG_NEWER_SCHEMA.format(version=version))
+        return version
+
+    def _prepare(self) -> None:
+        version = self._check_version()
         self._db.execute("PRAGMA journal_mode=WAL")
         # WAL's usual setting: a crash cannot corrupt the file, and a write costs no fsync.
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -226,6 +241,9 @@ class ExchangeLog:
         if isinstance(error, sqlite3.OperationalError) and "locked" in str(error):
             return LogError(messages.LOG_LOCKED.format(path=self.path), locked=True)
         reason = getattr(error, "strerror", None) or str(error)
+        if _unwritable(error):
+            return LogError(messages.LOG_UNWRITABLE.format(path=self.path, reason=reason),
+                            unwritable=True)
         return LogError(messages.LOG_UNAVAILABLE.format(path=self.path, reason=reason))
 
 
@@ -241,6 +259,34 @@ _SUMMARY = (
 def _summary(row: sqlite3.Row) -> SessionSummary:
     return SessionSummary(row[0], row[1], row[2], row[3], row[4], name=row[5],
                           collection=row[6])
+
+
+def _read_only_connection(path: Path) -> sqlite3.Connection:
+    """`path` opened for reading only, never created; on a read-only folder, where SQLite
+    cannot make the WAL's shared-memory file, as an immutable file (nothing writes it
+    there anyway)."""
+    if not path.is_file():
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(path))
+    uri = path.resolve().as_uri()
+    connection = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S,
+                                 isolation_level=None)
+    try:
+        connection.execute("PRAGMA user_version").fetchone()
+    except sqlite3.OperationalError:
+        connection.close()
+        connection = sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None)
+    return connection
+
+
+def _unwritable(error: Exception) -> bool:
+    """Whether `error` says the disk refuses writes (full, read-only, no permission), not
+    that the file is damaged."""
+    if isinstance(error, OSError):
+        return error.errno in (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC,
+                               errno.EDQUOT)
+    text = str(error).casefold()
+    return any(words in text for words in ("readonly", "read-only", "disk is full",
+                                           "disk i/o error", "unable to open database file"))
 
 
 def _private_file(path: Path) -> None:

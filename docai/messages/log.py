@@ -7,6 +7,12 @@ from __future__ import annotations
 LOG_UNAVAILABLE = "registro de conversas {path} inutilizável: {reason}"
 LOG_NEWER_SCHEMA = "gravado por um docai mais novo (esquema {version}); atualize o docai"
 LOG_LOCKED = "registro de conversas {path} em uso por outro programa (trancado)"
+LOG_UNWRITABLE = "o registro de conversas {path} não pode ser gravado agora: {reason}"
+LOG_WARNING_UNWRITABLE = (
+    "aviso: {problem}. O registro está intacto e segue legível (/sessoes, /retomar), mas "
+    "esta conversa não será gravada; libere espaço no disco ou use --no-log."
+)
+SESSIONS_LOG_FAILED = "O registro não pôde ser aberto nesta sessão (veja o aviso do início): não há conversas para listar."
 LOG_WARNING = (
     "aviso: {problem}. A conversa segue sem registro; se o arquivo estiver danificado, "
     "mova-o para outro lugar (um novo será criado), ou use --no-log."
@@ -20,6 +26,7 @@ LOG_READ_FAILED = (
     "criado na próxima pergunta)"
 )
 LOG_READ_LOCKED = "{problem}; tente de novo quando o outro programa o soltar"
+LOG_READ_UNWRITABLE = "{problem}"
 ARGS_SYSTEM_HELP = (
     "instruções suas para o modelo (ex.: \"responda em tópicos\"), somadas às do docai, "
     "que continuam valendo: responder só com as fontes e citá-las"
@@ -102,7 +109,6 @@ SAVE_EXISTS = (
     "{path} já existe e não foi gravado pelo docai: não o sobrescrevo. Escolha outro nome."
 )
 SAVE_FAILED = "não consegui gravar {path}: {reason}. Escolha outro caminho (ex.: /salvar ~/conversa.md)."
-SAVE_BAD_NAME = "{path} não é um nome de arquivo possível (tem um caractere nulo). Escolha outro nome."
 SAVED = "Conversa gravada em {path} ({count} pergunta(s))."
 SAVED_IN_DOCS = (
     "aviso: o arquivo fica dentro da pasta de documentos; o docai não o indexa (conversas "

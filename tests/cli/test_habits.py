@@ -5,8 +5,11 @@ conversation number meet (a huge question, a number past SQLite's range)."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import resource
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -179,3 +182,44 @@ def test_every_repl_command_has_its_english_name_and_a_mistyped_one_gets_a_sugge
     assert "\x1b]52" not in child.before
     child.sendline("sair")
     child.expect(pexpect.EOF)
+
+
+def no_file_may_grow() -> None:
+    """In the child: every write that would grow a file fails (EFBIG), as on a full disk;
+    works for root too, where a read-only folder would not stop a write."""
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+
+
+def test_a_log_on_a_full_disk_is_read_and_listed_not_called_unusable(
+    tmp_path: Path, docs: Path, fake: FakeOllama
+) -> None:
+    env = {**docai_env(tmp_path, fake.url), "DOCAI_DENSE": "off"}
+    past = time.time() - 30  # not "just modified": the next run reuses the index unread
+    for path in docs.rglob("*.md"):
+        os.utime(path, (past, past))
+    first = subprocess.run([DOCAI, "ask", QUESTION, "--docs", str(docs)], env=env,
+                           capture_output=True, text=True, timeout=120, check=False)
+    assert first.returncode == 0, first.stderr
+    log = tmp_path / "data" / "docai" / "log.sqlite3"
+    before = log.read_bytes()
+    listed = subprocess.run([DOCAI, "log"], env=env, capture_output=True, text=True,
+                            timeout=60, check=False, preexec_fn=no_file_may_grow)
+    assert listed.returncode == 0, listed.stderr
+    assert QUESTION in listed.stdout and "inutilizável" not in listed.stderr
+    child = pexpect.spawn(DOCAI, ["--docs", str(docs)], env=env, encoding="utf-8", timeout=60,
+                          dimensions=(40, 200), preexec_fn=no_file_may_grow)
+    index = child.expect(["não pode ser gravado agora", pexpect.EOF])
+    assert index == 0, child.before
+    child.expect(PROMPT)
+    child.sendline("/sessoes")
+    child.expect("Conversas com esta pasta")
+    child.expect(re.escape(QUESTION[:40]))
+    child.expect(PROMPT)
+    assert "desligado" not in child.before
+    child.sendline("e com pipx?")  # answered, not logged
+    child.expect(r"Resposta \d+\.")
+    child.sendline("sair")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert log.read_bytes() == before

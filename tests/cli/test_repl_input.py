@@ -274,7 +274,7 @@ def test_salvar_writes_the_conversation_as_markdown_and_never_overwrites_a_users
     notes.write_text("minhas notas\n", encoding="utf-8")
     lines = ["/salvar conversa.md", QUESTION, '"""Qual é o padrão', 'de --num-ctx?"""',
              "/salvar conversa.md", "/salvar conversa.md", "/salvar notas.md",
-             "/salvar sem/pasta.md", "/salvar a\0b.md", "/salvar"]
+             "/salvar sem/pasta.md", "/salvar a\0b.md", "/salvar ~nosuchuser/x.md", "/salvar"]
     code, out, err = docai("--docs", docs, stdin="\n".join(lines) + "\n")
     assert code == 0, err
     assert "Nada para salvar: faça uma pergunta primeiro." in out
@@ -282,7 +282,8 @@ def test_salvar_writes_the_conversation_as_markdown_and_never_overwrites_a_users
     assert "notas.md já existe e não foi gravado pelo docai" in out
     assert notes.read_text(encoding="utf-8") == "minhas notas\n"
     assert "não consegui gravar sem/pasta.md" in out and "Escolha outro caminho" in out
-    assert "a\\x00b.md não é um nome de arquivo possível" in out  # and the REPL went on
+    assert "/salvar tem um caractere nulo no caminho 'a\\x00b.md'" in out  # the REPL went on
+    assert "/salvar: não há usuário 'nosuchuser' para expandir" in out
     assert "use /salvar ARQUIVO.md" in out
     saved = (tmp_path / "conversa.md").read_text(encoding="utf-8")
     assert saved.startswith("<!-- docai: conversa -->\n\n# Conversa com o docai sobre ")

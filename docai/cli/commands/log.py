@@ -39,7 +39,9 @@ def run(settings: Settings, values: dict[str, Sourced], *, limit: int,
             exchanges, names = _read(path, limit, words,
                                      collection_of(settings) if given_docs else None)
         except LogError as error:
-            advice = messages.LOG_READ_LOCKED if error.locked else messages.LOG_READ_FAILED
+            advice = (messages.LOG_READ_LOCKED if error.locked else
+                      messages.LOG_READ_UNWRITABLE if error.unwritable else
+                      messages.LOG_READ_FAILED)
             raise LogError(advice.format(problem=error), locked=error.locked) from None
     if settings.json_output:
         print(json_text([as_json(exchange) for exchange in exchanges]))
@@ -77,7 +79,7 @@ def _grouped(exchanges: list[LoggedExchange], names: dict[int, str]) -> list[str
 def _read(path: Path, limit: int, words: Sequence[str],
           collection: str | None) -> tuple[list[LoggedExchange], dict[int, str]]:
     """The exchanges asked for, and the names of their conversations that have one."""
-    log = ExchangeLog(path)
+    log = ExchangeLog(path, read_only=True)  # a read-only or full disk reads it too
     try:
         exchanges = log.recent(limit or None, words=words, collection=collection)
         names = {}

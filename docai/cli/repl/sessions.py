@@ -72,7 +72,8 @@ def list_sessions(session: Session, argument: str) -> None:
     """`/sessoes`: this folder's conversations by the number the log gives each (the same
     in `/retomar`, `docai log` and `--json`); `/sessoes nomear N NOME`, `/sessoes apagar N`."""
     if session.log is None or not session.log.available:
-        session.say(messages.SESSIONS_LOG_OFF)
+        session.say(messages.SESSIONS_LOG_OFF if session.log is None
+                    else messages.SESSIONS_LOG_FAILED)
         return
     action, _, rest = argument.strip().partition(" ")
     if action:
@@ -97,7 +98,8 @@ def list_sessions(session: Session, argument: str) -> None:
 
 def resume_session(session: Session, argument: str) -> None:
     if session.log is None or not session.log.available:
-        session.say(messages.SESSIONS_LOG_OFF)
+        session.say(messages.SESSIONS_LOG_OFF if session.log is None
+                    else messages.SESSIONS_LOG_FAILED)
         return
     if not argument:
         session.say(messages.RESUME_USAGE)

@@ -19,6 +19,8 @@ from docai import messages
 from docai.answer.conversation import Conversation, Turn
 from docai.cli.output.passages import source_label
 from docai.cli.terminal_text import one_line, strip_controls
+from docai.errors import SettingsError
+from docai.folders import user_folder
 from docai.index.storage import write_atomic
 from docai.loading.transcripts import TRANSCRIPT_MARKER
 from docai.settings import Settings
@@ -48,10 +50,11 @@ def save_conversation(session: Session, argument: str) -> None:
     if not conversation.turns:
         session.say(messages.SAVE_NOTHING)
         return
-    if "\0" in argument:  # no file system takes it; Path would raise on it
-        session.say(messages.SAVE_BAD_NAME.format(path=one_line(argument)))
+    try:  # `~user` expanded, a NUL, an unknown user or an over-long path said in one line
+        path = user_folder(argument, "/salvar")
+    except SettingsError as error:
+        session.say(one_line(str(error)))
         return
-    path = Path(argument).expanduser()
     shown = one_line(str(path))
     settings = session.answerer.settings
     text = markdown(conversation, docs=_what_was_asked_about(settings),
