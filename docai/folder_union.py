@@ -33,11 +33,16 @@ def labels(folders: tuple[Path, ...]) -> tuple[str, ...]:
     shared = {name for name in names if names.count(name) > 1}
     names = [_label_text(f"{folder.parent.name}-{folder.name}") or name if name in shared
              else name for folder, name in zip(folders, names, strict=True)]
-    seen: dict[str, int] = {}
-    unique = []
+    # A repeated label is numbered, skipping every number another folder's label already
+    # spells (`q-a`, `q-a` and a folder labelled `q-a-2` give `q-a`, `q-a-3`, `q-a-2`).
+    spelt = set(names)
+    unique: list[str] = []
     for name in names:
-        seen[name] = seen.get(name, 0) + 1
-        unique.append(name if seen[name] == 1 else f"{name}-{seen[name]}")
+        label, number = name, 1
+        while label in unique or (label != name and label in spelt):
+            number += 1
+            label = f"{name}-{number}"
+        unique.append(label)
     return tuple(unique)
 
 
@@ -50,6 +55,7 @@ def union_folder(folders: tuple[Path, ...], base: Path) -> Path:
     target = base / UNION_FOLDER / f"{'+'.join(label for label, _ in named)[:80]}-{key}"
     if _holds(target, named):
         return target
+    staging: Path | None = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".union-", dir=target.parent))
@@ -57,9 +63,21 @@ def union_folder(folders: tuple[Path, ...], base: Path) -> Path:
             os.symlink(folder, staging / label, target_is_directory=True)
         _replace(staging, target)
     except OSError as error:
+        if staging is not None:
+            _remove_links(staging)  # no `.union-*` folder left behind
         raise SettingsError(messages.FOLDERS_UNION_FAILED.format(
             path=target, reason=error.strerror or error)) from error
     return target
+
+
+def _remove_links(folder: Path) -> None:
+    """A staging folder of links gone, as far as it can be (never what the links lead to)."""
+    try:
+        for entry in os.scandir(folder):
+            os.unlink(entry.path)
+        os.rmdir(folder)
+    except OSError:
+        pass
 
 
 def distinct_folders(folders: list[Path], origin: str) -> tuple[Path, ...]:
@@ -107,8 +125,6 @@ def _replace(staging: Path, target: Path) -> None:
     try:
         os.rename(staging, target)
     except OSError:  # another process put the same folder in place first
-        for entry in os.scandir(staging):
-            os.unlink(entry.path)
-        os.rmdir(staging)
+        _remove_links(staging)
         if not target.is_dir():
             raise

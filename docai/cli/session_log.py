@@ -33,6 +33,7 @@ from docai.redaction import redact_url
 from docai.retrieval.search_index import SearchIndex
 from docai.settings import Settings
 
+FOLDERS_JOINED = " + "  # how the log names a collection of several folders
 LAST_SESSION = 0
 """What `-c` resumes: the folder's last conversation (a logged one is numbered from 1)."""
 
@@ -53,7 +54,14 @@ def collection_of(settings: Settings) -> str:
     store its address (password hidden) and collection name."""
     if settings.store:
         return f"{redact_url(settings.store)} {settings.resolved_collection()}"
+    if settings.docs_folders:  # several folders: named by them, not by docai's folder of links
+        return FOLDERS_JOINED.join(str(folder) for folder in settings.docs_folders)
     return str(settings.docs_dir.expanduser().resolve())
+
+
+def logged_under(collection: str, folder: str) -> bool:
+    """Whether a log row's `collection` is `folder`'s, alone or as one of several folders."""
+    return collection == folder or folder in collection.split(FOLDERS_JOINED)
 
 
 class SessionLog:

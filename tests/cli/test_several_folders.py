@@ -134,3 +134,37 @@ def test_the_repl_cites_each_folder_by_its_label_and_follows_both(tmp_path: Path
         child.expect(PROMPT)
         child.sendline("sair")
         child.expect(pexpect.EOF)
+
+
+def test_folders_whose_labels_would_collide_each_get_their_own(
+    docai: InProcessDocai, tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    docai.use_env(tmp_path, fake_ollama.url)
+    folders = [tmp_path / "mf" / parent / name
+               for parent, name in (("p", "a"), ("q", "a"), ("r", "q-a"), ("s", "q-a-2"))]
+    for number, folder in enumerate(folders):
+        write_docs(folder, {f"nota{number}.md": f"# Nota {number}\n\npalavra{number} aqui.\n"})
+    args = [part for folder in folders for part in ("--docs", folder)]
+    done = docai("index", *args)
+    assert done.returncode == 0, done.stderr
+    sources = set()
+    for number in range(4):
+        sources.update(search(docai, f"palavra{number}", *folders))
+    assert len({source.split("/")[0] for source in sources}) == 4, sources
+    union = tmp_path / "cache" / "folders"
+    assert not [p.name for p in union.iterdir() if p.name.startswith((".union-", ".stale-"))]
+
+
+def test_a_collection_of_folders_is_logged_by_its_folders_and_found_by_each(
+    docai: InProcessDocai, tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    docai.use_env(tmp_path, fake_ollama.url)
+    api = write_docs(tmp_path / "click" / "docs")
+    manual = write_docs(tmp_path / "manual", {"extra.md": "# Extra\n\nNada aqui.\n"})
+    asked = docai("ask", "Como instalo o docai com pip?", "--docs", api, "--docs", manual)
+    assert asked.returncode == 0, asked.stderr
+    [entry] = json.loads(docai("log", "--json").stdout)
+    assert entry["docs"] == f"{api} + {manual}"
+    found = docai("log", "--docs", api)
+    assert found.returncode == 0 and "Como instalo o docai com pip?" in found.stdout
+    assert f"{api} + {manual}" in found.stdout and "/folders/" not in found.stdout

@@ -16,7 +16,7 @@ from typing import Any
 from docai import messages
 from docai.cli.options.config import Sourced
 from docai.cli.repl.sessions import local_time
-from docai.cli.session_log import collection_of
+from docai.cli.session_log import collection_of, logged_under
 from docai.cli.terminal_text import json_text, one_line, strip_controls
 from docai.errors import SettingsError
 from docai.log import ExchangeLog, LogError, LoggedExchange, default_log_path
@@ -81,7 +81,12 @@ def _read(path: Path, limit: int, words: Sequence[str],
     """The exchanges asked for, and the names of their conversations that have one."""
     log = ExchangeLog(path, read_only=True)  # a read-only or full disk reads it too
     try:
-        exchanges = log.recent(limit or None, words=words, collection=collection)
+        if collection is None:
+            exchanges = log.recent(limit or None, words=words)
+        else:  # the folder's own rows and those of the collections it is one folder of
+            exchanges = [e for e in log.recent(None, words=words)
+                         if logged_under(e.collection, collection)]
+            exchanges = exchanges[-limit:] if limit else exchanges
         names = {}
         for number in {e.session for e in exchanges if e.session is not None}:
             summary = log.session_summary(number)
