@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import os
 import signal
-import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -23,12 +22,13 @@ from pathlib import Path
 from docai.chunking import chunk_document
 from docai.index.counts import CountBlock, count_terms
 from docai.loading import DEFAULT_MAX_BYTES, load_file, outside_link_reason
+from docai.loading.isolated import die_with_parent
+from docai.loading.load import folders_of
+from docai.loading.reading import Unreadable, read_file
 from docai.records import Chunk, Notice, Skipped
 from docai.settings import ChunkSettings
 from docai.text.analysis import chunk_terms
 
-# Linux's prctl option that sends the calling process a signal when its parent ends.
-_PR_SET_PDEATHSIG = 1
 # How often a worker checks that its parent is still alive, where prctl is not available.
 PARENT_CHECK_SECONDS = 1.0
 
@@ -59,25 +59,28 @@ def parse_file(
 ) -> ParsedFile:
     """Parse `root/source` unless its content hashes to `known_sha256` (then it is reused).
 
-    A file that now leads outside `root` (a symlink put in its place since the walk) is
-    neither hashed nor read, unless `follow_links`."""
+    A file that now leads outside `root` (a symlink put in its place since the walk, or in
+    place of a folder above it) is neither hashed nor parsed, unless `follow_links`. The
+    bytes are read once, so what is hashed is what is parsed."""
     source, known_sha256 = task
     path = root / source
     if not follow_links and (reason := outside_link_reason(root, path, link_roots)) is not None:
         return _parsed(source, "", 0, 0, skipped=Skipped(source, reason))
     size = mtime_ns = 0
-    digest = ""
     try:
         stat = path.stat()  # before reading: a later edit then shows up as a changed stat
         size, mtime_ns = stat.st_size, stat.st_mtime_ns
-        if size <= DEFAULT_MAX_BYTES:  # load_file skips bigger files unread; so do we
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:
-        pass  # load_file below says why the file cannot be used
+        pass  # reading it says why the file cannot be used
+    data = read_file(path, max_bytes=DEFAULT_MAX_BYTES,
+                     inside=None if follow_links else folders_of(root, link_roots))
+    digest = "" if isinstance(data, Unreadable) else hashlib.sha256(data).hexdigest()
     if digest == known_sha256:  # "" == "": still unreadable or too big, as last time
         return _parsed(source, digest, size, mtime_ns, reused=True)
-    # Where it leads was checked above.
-    result = load_file(root, path, follow_links=True, link_roots=link_roots)
+    if isinstance(data, Unreadable):
+        return _parsed(source, digest, size, mtime_ns, skipped=Skipped(source, data.reason))
+    # Where it leads was checked as it was read.
+    result = load_file(root, path, follow_links=True, link_roots=link_roots, data=data)
     if result.document is None:
         return _parsed(
             source, digest, size, mtime_ns, skipped=result.skipped, notices=result.notices
@@ -124,22 +127,11 @@ def start_worker(parent_pid: int) -> None:
     thread ends it within PARENT_CHECK_SECONDS of its parent's death.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if sys.platform.startswith("linux"):
-        _kill_me_with_parent()
+    die_with_parent()
     if os.getppid() != parent_pid:  # the parent died before the kernel was told to watch
         os._exit(1)
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True,
                      name="docai-parent-watch").start()
-
-
-def _kill_me_with_parent() -> None:
-    import ctypes  # here: only a worker needs it, and every command imports this module
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):  # no prctl here: the watchdog thread still works
-        pass
 
 
 def _watch_parent(parent_pid: int) -> None:

@@ -106,8 +106,9 @@ def outside_target(root: Path, path: Path, link_roots: tuple[str, ...] = ()) -> 
     outside each of `link_roots`), else None; None too when it leads nowhere (a broken link
     is reported as such).
 
-    Only the file itself is checked, not the folders above it: the walk has checked those,
-    and resolving each one again would cost every file a system call per folder level.
+    Only the file itself is checked here, for the message naming where its link leads; the
+    read checks the real path of the file it opens, whatever folder above it became a link
+    since the walk (`reading.read_bytes`'s `inside`).
     """
     if not os.path.islink(path):
         return None

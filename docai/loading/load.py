@@ -1,17 +1,26 @@
-"""load_file: one path in, one LoadResult out, never an exception for a bad file."""
+"""load_file: one path in, one LoadResult out, never an exception for a bad file.
+
+Each parse is bounded in time; a parse that can blow up where Python cannot stop it
+(PDFium's C code), or one called from a thread other than the main one (where the timer
+signal of `deadline` cannot reach), runs in a child process limited in memory and time
+(`isolated`), whose crash becomes a skipped file with its reason.
+"""
 
 from __future__ import annotations
 
+import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from docai import messages
 from docai.loading.deadline import TimeLimitExceeded, time_limit
 from docai.loading.discover import outside_target
-from docai.loading.formats import format_for
+from docai.loading.formats import Format, format_for, suffix_of
+from docai.loading.isolated import PARSE_MEMORY_BYTES, Failed, can_isolate, parse_isolated
 from docai.loading.names import display_name, source_name
-from docai.loading.parsed import Origin, UnusableFile
-from docai.loading.reading import DEFAULT_MAX_BYTES, Unreadable, read_bytes, read_text
+from docai.loading.parsed import Origin, Parsed, UnusableFile
+from docai.loading.reading import DEFAULT_MAX_BYTES, Unreadable, format_size, read_bytes, text_of
 from docai.loading.transcripts import is_transcript
 from docai.records import Document, Notice, Skipped
 
@@ -22,6 +31,9 @@ from docai.records import Document, Notice, Skipped
 PARSE_SECONDS_MIN = 10.0
 PARSE_SECONDS_PER_MIB = 3.0
 _MIB = 1024 * 1024
+# Formats whose parser is C code that no timer signal interrupts and that may take
+# gigabytes (a PDF whose form XObjects fan out): always parsed in a limited child.
+ISOLATED_SUFFIXES = frozenset({".pdf"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +53,7 @@ def load_file(
     follow_links: bool = False,
     time_limit_s: float | None = None,
     link_roots: tuple[str, ...] = (),
+    data: bytes | None = None,
 ) -> LoadResult:
     """Read, decode and parse `path`; problems become a `Skipped` with a pt-BR reason.
 
@@ -49,7 +62,8 @@ def load_file(
     A file that resolves outside `root` (through a symlink) is not read unless
     `follow_links`. A parse that takes longer than `time_limit_s` (by default
     `parse_time_limit` of the text) is abandoned and the file skipped. `link_roots`: as
-    `discover.scan`'s; an include then stays inside the file's own folder.
+    `discover.scan`'s; an include then stays inside the file's own folder. `data`: the
+    file's bytes, when the caller read them already (`read_file`, with the same checks).
     """
     source = source_name(root, path)
     kind = format_for(path)
@@ -60,13 +74,18 @@ def load_file(
         return LoadResult(None, Skipped(source, outside))
     content: str | bytes
     notices: tuple[Notice, ...]
-    if kind.binary:
-        read_raw = read_bytes(path, max_bytes=max_bytes)
+    if data is None:
+        read_raw = read_bytes(path, max_bytes=max_bytes,
+                              inside=None if follow_links else folders_of(root, link_roots))
         if isinstance(read_raw, Unreadable):
             return LoadResult(None, Skipped(source, read_raw.reason))
-        content, notices = read_raw, ()
+        data = read_raw
+    if kind.binary:
+        if not data.strip():
+            return LoadResult(None, Skipped(source, messages.LOAD_SKIP_EMPTY))
+        content, notices = data, ()
     else:
-        read = read_text(path, max_bytes=max_bytes)
+        read = text_of(data, path)
         if isinstance(read, Unreadable):
             return LoadResult(None, Skipped(source, read.reason))
         content = read.text
@@ -74,9 +93,9 @@ def load_file(
         if is_transcript(content):
             return LoadResult(None, Skipped(source, messages.LOAD_SKIP_TRANSCRIPT), notices)
     seconds = parse_time_limit(len(content)) if time_limit_s is None else time_limit_s
+    origin = Origin(_own_root(root, source, link_roots), path)
     try:
-        with time_limit(seconds):
-            parsed = kind.parse(content, Origin(_own_root(root, source, link_roots), path))
+        parsed = _parse(kind, content, origin, seconds)
     except RecursionError:  # pathologically deep nesting, e.g. thousands of nested <div>s
         return LoadResult(None, Skipped(source, messages.LOAD_SKIP_TOO_NESTED), notices)
     except TimeLimitExceeded:
@@ -84,10 +103,42 @@ def load_file(
         return LoadResult(None, Skipped(source, reason), notices)
     except UnusableFile as unusable:
         return LoadResult(None, Skipped(source, unusable.reason), notices)
+    if isinstance(parsed, Failed):
+        return LoadResult(None, Skipped(source, _failure_reason(parsed)), notices)
     notices += tuple(Notice(source, note) for note in parsed.notes)
     if not parsed.sections:
         return LoadResult(None, Skipped(source, messages.LOAD_SKIP_NO_TEXT), notices)
     return LoadResult(Document(source, parsed.title, parsed.sections), None, notices)
+
+
+def _parse(kind: Format, content: str | bytes, origin: Origin,
+           seconds: float) -> Parsed | Failed:
+    """`kind.parse`, in a limited child when it must be (see the module's docstring)."""
+    apart = (suffix_of(origin.path) in ISOLATED_SUFFIXES
+             or threading.current_thread() is not threading.main_thread())
+    if apart and can_isolate():
+        return parse_isolated(lambda: kind.parse(content, origin), seconds)
+    with time_limit(seconds):
+        return kind.parse(content, origin)
+
+
+def _failure_reason(failed: Failed) -> str:
+    if failed.kind == "unusable":
+        return failed.detail
+    if failed.kind == "nested":
+        return messages.LOAD_SKIP_TOO_NESTED
+    if failed.kind == "memory":
+        return messages.LOAD_SKIP_PARSE_MEMORY.format(limit=format_size(PARSE_MEMORY_BYTES))
+    if failed.kind == "error":
+        return messages.LOAD_SKIP_PARSE_ERROR.format(error=failed.detail)
+    return messages.LOAD_SKIP_PARSE_CRASHED.format(how=failed.detail,
+                                                   limit=format_size(PARSE_MEMORY_BYTES))
+
+
+def folders_of(root: Path, link_roots: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The real folders a file of `root` may be read from: `root`, and the user's folders
+    when several are read as one."""
+    return (os.path.realpath(root), *link_roots)
 
 
 def outside_link_reason(root: Path, path: Path, link_roots: tuple[str, ...] = ()) -> str | None:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.mcp_wire import Server, alive, descendants, structured, text_of, wait_until
+from tests.loading.bomb_pdfs import fan_out_pdf
 from tests.support.sample_docs import write_docs
 
 # Replies are waited for up to `mcp_wire.REPLY_TIMEOUT_S` each: a wedged server, not a
@@ -142,18 +143,21 @@ def test_parser_bombs_added_while_serving_are_skipped_within_the_time_limit(
     tmp_path: Path,
 ) -> None:
     """SIGALRM reaches only a main thread, and the SDK runs tools in worker threads: the
-    parse must happen where its time limit holds."""
+    parse must happen where its time limit holds; and a PDF whose forms fan out to
+    gigabytes must not take the server down with it."""
     docs = folder_of(tmp_path, 3)
     server = Server(tmp_path, docs)
     try:
         server.ask("list_sources")
         settled_write(docs / "colchetes.md", "[" * 300_000)
         settled_write(docs / "jsx.mdx", "<A" + "a" * 50_000 + "\n")
+        (docs / "bomba.pdf").write_bytes(fan_out_pdf())
+        os.utime(docs / "bomba.pdf", (LONG_AGO, LONG_AGO))
         settled_write(docs / "novo.md", "# Novo\n\nO termo zebrafoo chegou.\n")
         listed = structured(server.ask("list_sources"))
         names = [entry["source"] for entry in listed["sources"]]
         assert "novo.md" in names
-        assert "colchetes.md" not in names and "jsx.mdx" not in names
+        assert not {"colchetes.md", "jsx.mdx", "bomba.pdf"} & set(names)
         assert sources(server.ask("search_docs", query="zebrafoo", k=1)) == ["novo.md"]
     finally:
         server.stop()
