@@ -15,7 +15,12 @@ from collections.abc import Sequence
 
 from docai import messages
 from docai.cli.options.config import Sourced, sourced_values
-from docai.cli.options.parser import build_parser, question_as_ask, settings_from_args
+from docai.cli.options.parser import (
+    build_parser,
+    question_as_ask,
+    settings_from_args,
+    subparsers,
+)
 from docai.cli.session_log import LAST_SESSION
 from docai.cli.terminal_text import one_line
 from docai.errors import DocaiError, DocsFolderError, SettingsError
@@ -93,6 +98,9 @@ def _dispatch(args: argparse.Namespace, settings: Settings, values: dict[str, So
         from docai.cli.commands import show_config
 
         return show_config.run(values)
+    if args.command == "store" and args.action is None:  # `docai store` alone: its usage
+        print(help_of("store"), end="")
+        return 0
     if args.command == "store":
         from docai.cli.commands import store
 
@@ -134,6 +142,11 @@ def _dispatch(args: argparse.Namespace, settings: Settings, values: dict[str, So
     from docai.cli.repl import loop as repl
 
     return repl.run(settings, resume=resume)
+
+
+def help_of(command: str) -> str:
+    """A subcommand's `--help` text."""
+    return subparsers(build_parser())[command].format_help()
 
 
 def _resume(args: argparse.Namespace) -> int | None:

@@ -223,3 +223,49 @@ def test_a_log_on_a_full_disk_is_read_and_listed_not_called_unusable(
     child.close()
     assert child.exitstatus == 0
     assert log.read_bytes() == before
+
+
+WHOLE_FILE = {"guia.md": "# Guia\n\n## Alfa\n\nO zorbaxe liga o servidor na porta certa.\n\n"
+                         "## Beta\n\nO quintelo grava o registro no disco.\n",
+              "outro.md": "# Outro\n\nNada de útil aqui sobre servidores.\n"}
+
+
+def test_abrir_after_an_answer_from_a_whole_file_opens_that_file(
+    tmp_path: Path, fake: FakeOllama
+) -> None:
+    docs = write_docs(tmp_path / "docs", WHOLE_FILE)
+    viewer = tmp_path / "viewer.sh"
+    opened = tmp_path / "opened"
+    viewer.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > "{opened}.tmp"\n'
+                      f'mv "{opened}.tmp" "{opened}"\n', encoding="utf-8")
+    viewer.chmod(0o755)
+    # One passage, a bar no single section clears: the file covering both words is read whole.
+    child = pexpect.spawn(DOCAI, ["--docs", str(docs), "-k", "1", "--min-coverage", "0.99",
+                                  "--dense", "off"],
+                          env={**docai_env(tmp_path, fake.url), "VISUAL": str(viewer)},
+                          encoding="utf-8", timeout=60, dimensions=(40, 200))
+    child.expect(PROMPT)
+    child.sendline("zorbaxe e quintelo?")
+    child.expect(r"arquivo inteiro")
+    child.expect(PROMPT)
+    child.sendline("/abrir")
+    child.expect(PROMPT)
+    assert "Ainda não há fontes" not in child.before
+    child.sendline("sair")
+    child.expect(pexpect.EOF)
+    assert opened.read_text(encoding="utf-8").split("\n")[:2] == [
+        "+3", str((docs / "guia.md").resolve())]
+
+
+def test_ask_json_sources_carry_their_location_and_store_alone_shows_its_usage(
+    tmp_path: Path, docs: Path, fake: FakeOllama, docai: InProcessDocai
+) -> None:
+    docai.use_env(tmp_path, fake.url)
+    done = docai("ask", "--json", QUESTION, "--docs", docs)
+    assert done.returncode == 0, done.stderr
+    [first, *_] = json.loads(done.stdout)["sources"]
+    assert first["source"] == "guide/install.md"
+    assert first["location"] == {"unit": "line", "number": 3}
+    usage = docai("store")
+    assert usage.returncode == 0, usage.stderr
+    assert usage.stdout.startswith("uso: docai store") and "list" in usage.stdout

@@ -155,7 +155,9 @@ def build_parser() -> ArgumentParser:
     store = commands.add_parser(
         "store", parents=[_options_of("store")], help=messages.STORE_COMMAND_HELP,
         description=messages.STORE_COMMAND_DESCRIPTION)
-    store.add_argument("action", choices=("list", "drop"), help=messages.STORE_ACTION_HELP)
+    # Optional: `docai store` alone shows this help (main), not argparse's "missing action".
+    store.add_argument("action", choices=("list", "drop"), nargs="?",
+                       help=messages.STORE_ACTION_HELP)
     store.add_argument("name", metavar="NOME", nargs="?", help=messages.STORE_NAME_HELP)
     store.add_argument("-y", "--yes", action="store_true", help=messages.STORE_YES_HELP)
 
@@ -203,10 +205,15 @@ def question_as_ask(parser: ArgumentParser, argv: Sequence[str]) -> list[str]:
 
 def subcommands(parser: ArgumentParser) -> list[str]:
     """The names of `parser`'s subcommands."""
+    return list(subparsers(parser))
+
+
+def subparsers(parser: ArgumentParser) -> dict[str, ArgumentParser]:
+    """`parser`'s subcommands by name, each with its own parser (`docai store`'s help)."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
-            return list(action.choices)
-    return []
+            return dict(action.choices)
+    return {}
 
 
 def _options_of(command: str) -> ArgumentParser:

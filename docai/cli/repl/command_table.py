@@ -119,11 +119,19 @@ def _cited(session: Session) -> tuple[Hit, ...]:
 
 
 def _open(session: Session, argument: str) -> None:
-    sources = _cited(session)
+    sources = _cited(session) or _whole_file(session)
     if not sources:
         session.say(messages.REPL_NO_SOURCES)
         return
     open_passage(session, sources, argument or "1")
+
+
+def _whole_file(session: Session) -> tuple[Hit, ...]:
+    """An answer made from a whole file cites that file: `/abrir` opens it at its start."""
+    last = session.last_answer
+    source = last.fallback_source if last is not None else None
+    first = session.answerer.index.chunks.chunk_at(source, 0) if source else None
+    return (Hit(first, 0.0),) if first is not None else ()
 
 
 def _sources(session: Session, argument: str) -> None:
