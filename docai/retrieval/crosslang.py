@@ -18,10 +18,13 @@ manual beside its translation: the question's own words find their passages).
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
+
+import numpy as np
 
 from docai.text.language import ENGLISH, PORTUGUESE
 from docai.text.rendering import render
@@ -31,6 +34,8 @@ from docai.text.tokenise import tokenise
 # of each is read: enough stop words to tell, in milliseconds whatever the collection.
 LANGUAGE_SAMPLE = 64
 LANGUAGE_SAMPLE_CHARS = 1000
+# How many passages at the top of each ranking a bridged question reads the language of.
+LANGUAGE_CHECKED = 30
 # A question is bridged when less than this share of the collection is in its language: a
 # folder of both languages (a manual and its translation) has passages in each already.
 OWN_LANGUAGE_SHARE = 1 / 3
@@ -68,8 +73,44 @@ def collection_languages(texts: Texts) -> Mapping[str, float]:
         return {}
     step = max(1, len(texts) // LANGUAGE_SAMPLE)
     sample = [texts[row] for row in range(0, len(texts), step)]
-    found = Counter(tokenise(text[:LANGUAGE_SAMPLE_CHARS]).language() for text in sample)
+    found = Counter(passage_language(text[:LANGUAGE_SAMPLE_CHARS]) for text in sample)
     return {language: count / len(sample) for language, count in found.items()}
+
+
+def fuse(
+    own: np.ndarray, joined: np.ndarray, texts: Texts, bridged: Bridge, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The question's own ranking (`own`, chunk ids best first) fused with the ranking of its
+    words joined by their rendering (`joined`), each passage judged in its own language.
+
+    A passage in the docs' language gets a vote from each ranking (RRF with `k`); one in
+    the question's language (a Portuguese page of a mostly English folder: the guide's
+    guia-rapido.md) gets its own ranking's vote twice, so the rendering, which it does not
+    speak, neither lifts nor sinks it. Only the first `LANGUAGE_CHECKED` passages of each
+    ranking are read for their language; the rest count as the docs'."""
+    own_rank = {int(row): rank for rank, row in enumerate(own.tolist(), start=1)}
+    joined_rank = {int(row): rank for rank, row in enumerate(joined.tolist(), start=1)}
+    checked = dict.fromkeys(own.tolist()[:LANGUAGE_CHECKED] + joined.tolist()[:LANGUAGE_CHECKED])
+    same = {row for row in checked
+            if passage_language(texts[row][:LANGUAGE_SAMPLE_CHARS]) == bridged.question_language}
+    scores: dict[int, float] = {}
+    for row in own_rank.keys() | joined_rank.keys():
+        first = 1 / (k + own_rank[row]) if row in own_rank else 0.0
+        if row in same:
+            scores[row] = 2 * first
+        else:
+            scores[row] = first + (1 / (k + joined_rank[row]) if row in joined_rank else 0.0)
+    last = len(own_rank) + len(joined_rank) + 1
+    order = sorted(scores, key=lambda row: (-scores[row], own_rank.get(row, last),
+                                            joined_rank.get(row, last), row))
+    return (np.array(order, dtype=np.int64),
+            np.array([scores[row] for row in order], dtype=np.float64))
+
+
+@functools.lru_cache(maxsize=4096)
+def passage_language(opening: str) -> str:
+    """The language of a passage, from its opening's stop words (as when it was indexed)."""
+    return tokenise(opening).language()
 
 
 def bridge(question: str, languages: Mapping[str, float]) -> Bridge | None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from docai.records import Hit
-from docai.retrieval.crosslang import Bridge, bridge
+from docai.retrieval.crosslang import Bridge, bridge, fuse
 
 if TYPE_CHECKING:
     import numpy as np
@@ -87,8 +87,9 @@ def rank(
     With `dense`, the query's lexical candidates are embedded first when their vectors are
     missing, so the result never depends on how far a background pass got.
 
-    A query in another language than the passages its words find is ranked again with its
-    words rendered in theirs beside its own (`crosslang`), and the dense ranking reads both.
+    A query in another language than most of the collection is also ranked with its words
+    rendered in the collection's beside its own (`crosslang`), the two rankings fused with
+    each passage judged in its own language, and the dense ranking reads both.
     """
     ranking = index.rank(query.ranked, k)
     if ranking is None:
@@ -97,8 +98,10 @@ def rank(
     # A shared store's index does not sample its collection's languages: never bridged.
     languages = getattr(index, "languages", None)
     crossing = None if languages is None else bridge(query.ranked, languages)
-    if crossing is not None:
-        ranked, scores = index.rank(crossing.joined(query.ranked), k) or ranking
+    joined = None if crossing is None else index.rank(crossing.joined(query.ranked), k)
+    if crossing is not None and joined is not None:
+        ranked, scores = fuse(ranked, joined[0], index.chunks.texts, crossing,
+                              index.params.rrf_k)
     if dense is None:
         return Candidates(ranked, scores, None, crossing)
     meaning = query.meaning if crossing is None else crossing.joined(query.meaning)
