@@ -269,3 +269,41 @@ def test_ask_json_sources_carry_their_location_and_store_alone_shows_its_usage(
     usage = docai("store")
     assert usage.returncode == 0, usage.stderr
     assert usage.stdout.startswith("uso: docai store") and "list" in usage.stdout
+
+
+def test_ctrl_x_ctrl_e_with_an_editor_that_saves_nothing_sends_nothing(
+    tmp_path: Path, docs: Path, fake: FakeOllama
+) -> None:
+    child = pexpect.spawn(DOCAI, ["--docs", str(docs)],
+                          env={**docai_env(tmp_path, fake.url), "VISUAL": "true"},
+                          encoding="utf-8", timeout=60, dimensions=(40, 200))
+    child.expect(PROMPT)
+    child.send(QUESTION)
+    child.sendcontrol("x")
+    child.sendcontrol("e")
+    child.expect("Editor fechado sem pergunta: nada perguntado")
+    child.sendcontrol("u")  # the typed line is still there: cleared
+    child.sendline(f"/editar {QUESTION}")  # the same editor, the same way
+    child.expect("Editor fechado sem pergunta: nada perguntado")
+    child.sendline("sair")
+    child.expect(pexpect.EOF)
+    assert not fake.chat_requests
+
+
+def test_tab_after_retomar_offers_the_logged_conversations_at_once(
+    tmp_path: Path, docs: Path, fake: FakeOllama, docai: InProcessDocai
+) -> None:
+    docai.use_env(tmp_path, fake.url)
+    assert docai("ask", QUESTION, "--docs", docs).returncode == 0
+    child = pexpect.spawn(DOCAI, ["--docs", str(docs)], env=docai_env(tmp_path, fake.url),
+                          encoding="utf-8", timeout=60, dimensions=(40, 200))
+    child.expect(PROMPT)
+    child.send("/retomar ")
+    child.send("\t")  # before any /sessoes: the one conversation is completed
+    child.send("\r")
+    child.expect("Retomando a conversa")
+    child.sendline("e com pipx?")
+    child.expect(r"Resposta 2\.")
+    assert user_turns(fake.chat_requests[-1]) == [QUESTION]
+    child.sendline("sair")
+    child.expect(pexpect.EOF)

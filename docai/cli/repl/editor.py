@@ -2,7 +2,8 @@
 system's), starting from the last question, and ask what was saved.
 
 The file lives in a private temporary folder and is deleted afterwards: a question can name
-private things. An editor that exits with an error, or a file left empty, asks nothing.
+private things. An editor that exits with an error or without saving, or a file left empty,
+asks nothing.
 Ctrl-X Ctrl-E (`editor_bindings`) runs the same editor the same way: prompt_toolkit's own
 binding would pass over a VISUAL that does not start to another editor, and end the REPL on
 one it cannot split.
@@ -32,6 +33,7 @@ if TYPE_CHECKING:  # the command table imports this module
 # Tried in order when neither VISUAL nor EDITOR is set (the same as prompt_toolkit's Ctrl-X
 # Ctrl-E, so both open the same editor).
 FALLBACK_EDITORS = ("editor", "nano", "pico", "vi", "emacs")
+UNSAVED_AGE_S = 3600.0
 
 
 class EditorSettingError(ValueError):
@@ -64,12 +66,16 @@ def edit_text(text: str) -> tuple[str | None, str | None]:
     with tempfile.TemporaryDirectory(prefix="docai-") as folder:  # 0700
         path = Path(folder) / "pergunta.md"
         path.write_text(text + "\n" if text else "", encoding="utf-8")
+        # Dated an hour back: any save dates it now, so an editor left without saving is
+        # told apart from one that saved the text unchanged.
+        written = path.stat().st_mtime - UNSAVED_AGE_S
+        os.utime(path, (written, written))
         try:
             status = subprocess.call([*command, str(path)])
         except OSError as error:
             return None, messages.EDIT_FAILED.format(editor=shlex.join(command),
                                                      reason=error.strerror or error)
-        if status != 0:
+        if status != 0 or path.stat().st_mtime == written:  # quit, or nothing saved
             return None, messages.EDIT_CANCELLED
         return path.read_text(encoding="utf-8", errors="replace"), None
 

@@ -36,7 +36,7 @@ from docai.cli.repl.info import SETTABLE
 from docai.cli.repl.multiline import block_bindings, join_blocks, unwrap_block
 from docai.cli.repl.server_check import ServerState, ServerWatch, start_note, watched_backend
 from docai.cli.repl.session import Session
-from docai.cli.repl.sessions import open_session_log
+from docai.cli.repl.sessions import open_session_log, resumable_numbers
 from docai.cli.startup import dense_coverage, open_retrieval
 from docai.cli.terminal_text import one_line, strip_controls
 from docai.index.freshness import folder_state
@@ -143,7 +143,7 @@ def _terminal_lines(session: Session, *, announce: bool) -> Iterable[str]:
         "/modelo": watch.model_names if watch else list,
         "/set": lambda: SETTABLE,
         "/pensamento": lambda: ("on", "off"),
-        "/retomar": lambda: [str(listed.id) for listed in session.listed_sessions],
+        "/retomar": lambda: resumable_numbers(session),
     })
     prompt = PromptSession[str](
         history=_history(sys.stderr), completer=completer, complete_while_typing=False,

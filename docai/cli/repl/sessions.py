@@ -96,6 +96,14 @@ def list_sessions(session: Session, argument: str) -> None:
     session.say("\n".join(lines))
 
 
+def resumable_numbers(session: Session) -> list[str]:
+    """What Tab offers after `/retomar`: the numbers `/sessoes` listed, or, before it ran,
+    the same list read from the log (a local file: quick enough while the user types)."""
+    if not session.listed_sessions and session.log is not None and session.log.available:
+        session.listed_sessions = session.log.sessions(SESSIONS_LISTED) or []
+    return [str(listed.id) for listed in session.listed_sessions]
+
+
 def resume_session(session: Session, argument: str) -> None:
     if session.log is None or not session.log.available:
         session.say(messages.SESSIONS_LOG_OFF if session.log is None
