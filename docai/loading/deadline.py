@@ -4,8 +4,9 @@ Some inputs make a parser slow beyond reason (a megabyte of `[` keeps markdown-i
 for minutes). The limit is a real-time timer (`SIGALRM`) that raises inside the parse: no
 thread or process is needed, and pure-Python parsers stop between two bytecodes. Signals
 only reach the main thread, so the limit applies where the build parses (a worker
-process, or the main thread of `docai`), and nowhere else: from another thread, or where
-there is no `SIGALRM` (Windows), files are parsed without a limit, as before.
+process, or the main thread of `docai`); a parse called from another thread runs in a
+child process instead (`loading.isolated`, whose parent kills it at the limit). Where
+there is no `SIGALRM` (Windows), files are parsed without a limit.
 """
 
 from __future__ import annotations

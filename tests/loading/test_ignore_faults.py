@@ -79,3 +79,16 @@ def test_rules_past_the_limit_are_left_out_with_a_notice(tmp_path: Path) -> None
     assert f".docaiignore: só as primeiras {MAX_RULES} regras valem; da linha " \
         f"{MAX_RULES + 1} em diante" in done.stdout + done.stderr
     assert found(tmp_path, docs, "betazeta") == ["rascunho.md"]
+
+
+def test_a_pipe_or_a_device_as_ignore_file_is_not_waited_on(tmp_path: Path) -> None:
+    """A FIFO named `.gitignore` would block a plain read until a writer came, and a link
+    to /dev/zero never ends: neither is a rules file, and neither is read."""
+    import os
+
+    docs = write_docs(tmp_path / "docs", {"guia.md": PAGE.format(title="Guia", term="alfazeta")})
+    os.mkfifo(docs / ".gitignore")
+    (docs / ".docaiignore").symlink_to("/dev/zero")
+    done = run(tmp_path, "index", "--docs", docs)
+    assert done.returncode == 0, done.stderr
+    assert found(tmp_path, docs, "alfazeta") == ["guia.md"]
