@@ -60,9 +60,17 @@ def parse_isolated(parse: Callable[[], Parsed], seconds: float,
                    memory_bytes: int = PARSE_MEMORY_BYTES) -> Parsed | Failed:
     """`parse()` run in a forked child limited to `memory_bytes` more than it inherits and
     to `seconds`; raises TimeLimitExceeded when it ran out of time, as `time_limit` does."""
-    read_end, write_end = os.pipe()
     parent = os.getpid()
-    pid = os.fork()
+    try:
+        read_end, write_end = os.pipe()
+    except OSError as error:  # out of file descriptors
+        return Failed("crash", error.strerror or str(error))
+    try:
+        pid = os.fork()
+    except OSError as error:  # out of processes or memory: this file waits for a rebuild
+        os.close(read_end)
+        os.close(write_end)
+        return Failed("crash", error.strerror or str(error))
     if pid == 0:  # the child: never returns
         os.close(read_end)
         _child(parse, write_end, parent, memory_bytes)
@@ -137,8 +145,11 @@ def _silence() -> None:
 def _cap_memory(extra: int) -> None:
     import resource
 
+    inherited = _address_space()
+    if not inherited:  # no /proc to say what is mapped: a cap could be below it
+        return
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    limit = _address_space() + extra
+    limit = inherited + extra
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))

@@ -73,3 +73,15 @@ def test_a_reply_of_the_wrong_shape_is_refused(reply: bytes) -> None:
 
 def test_the_reply_format_round_trips() -> None:
     assert reply_from_json(parsed_to_json(SAMPLE).encode("ascii")) == SAMPLE
+
+
+def test_a_child_that_cannot_be_started_is_a_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Out of processes (RLIMIT_NPROC) or memory: the file is skipped, the build goes on."""
+    import errno
+
+    def refuse() -> int:
+        raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", refuse)
+    assert parse_isolated(lambda: SAMPLE, 60) == Failed(
+        "crash", "Resource temporarily unavailable")
