@@ -93,6 +93,7 @@ LOAD_SKIP_INFO_INDIRECT = "índice de um manual info dividido em partes; as part
 LOAD_SKIP_GZ_BROKEN = "arquivo .gz danificado ({reason})"
 LOAD_GZ_TRUNCATED = "cortado antes do fim"
 LOAD_GZ_CORRUPT = "dados comprimidos corrompidos"
+LOAD_GZ_TOO_MANY_MEMBERS = "mais de {limit} partes comprimidas uma após a outra"
 LOAD_SKIP_GZ_TOO_BIG = "descompactado passaria de {limit} (suspeito de bomba); não foi aberto"
 LOAD_SKIP_GZ_UNSUPPORTED = "compactado com gzip, mas o conteúdo ({suffix}) não é um formato que docai lê"
 LOAD_SKIP_PDF_NO_PAGES = "PDF sem nenhuma página"

@@ -141,3 +141,16 @@ def test_compressed_files_read_as_their_format_or_skipped_with_reasons(tmp_path:
     assert "bomb.md.gz: descompactado passaria de" in output
     assert "cut.md.gz: " + messages.LOAD_SKIP_GZ_BROKEN.format(
         reason=messages.LOAD_GZ_TRUNCATED) in output
+
+
+def test_a_gzip_of_many_empty_parts_and_a_page_of_20000_sections_stay_quick(
+        tmp_path: Path) -> None:
+    """Hostile inputs of the new readers: 200,000 gzip members (each a step of inflating)
+    and a reST page of 20,000 labelled sections (labels are matched to titles in one pass)."""
+    many = load_file(tmp_path, write(tmp_path, "parts.md.gz", gzip.compress(b"") * 200_000))
+    assert many.skipped is not None and "partes comprimidas" in many.skipped.reason
+    page = "".join(f".. _label-{n}:\n\nS{n}\n{'=' * (len(str(n)) + 1)}\n\nSee :ref:`label-{n}`.\n\n"
+                   for n in range(2_000))
+    document = load_file(tmp_path, write(tmp_path, "sections.rst", page.encode())).document
+    assert document is not None and len(document.sections) == 2_000
+    assert document.sections[-1].text == "See S1999."
