@@ -92,11 +92,25 @@ class LinearMatcher:
 
     def ignores(self, path: str) -> bool:
         """Whether the last rule matching `path` (a folder's ends with `/`) ignores it."""
+        text = _matchable(path)
         for group, indices in reversed(self._groups):  # later groups hold later rules
-            matched = group.Match(path)
+            matched = group.Match(text)
             if matched:
                 return self._ignores[indices[max(matched)]]
         return False
+
+
+def _matchable(path: str) -> str:
+    """`path` as RE2 can take it: valid UTF-8. A name that is not (a byte the file system
+    gave undecoded, held as a lone surrogate) has each such byte read as U+FFFD, one
+    character, as `?` and `*` then count it."""
+    if path.isascii():
+        return path
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return path
 
 
 def _options() -> re2.Options:

@@ -92,3 +92,20 @@ def test_a_pipe_or_a_device_as_ignore_file_is_not_waited_on(tmp_path: Path) -> N
     done = run(tmp_path, "index", "--docs", docs)
     assert done.returncode == 0, done.stderr
     assert found(tmp_path, docs, "alfazeta") == ["guia.md"]
+
+
+def test_a_file_name_that_is_not_utf8_is_matched_by_the_rules(tmp_path: Path) -> None:
+    """RE2 takes only valid UTF-8; a Latin-1 name must neither end the walk nor escape a
+    rule that matches it (`*.rascunho.md`, `caf?.md`)."""
+    docs = write_docs(tmp_path / "docs", {
+        "guia.md": PAGE.format(title="Guia", term="alfazeta"),
+        ".docaiignore": "*.rascunho.md\n",
+    })
+    with open(bytes(docs) + b"/caf\xe9.md", "wb") as page:
+        page.write(PAGE.format(title="Cafe", term="betazeta").encode())
+    with open(bytes(docs) + b"/ide\xe9.rascunho.md", "wb") as page:
+        page.write(PAGE.format(title="Ideia", term="gamazeta").encode())
+    done = run(tmp_path, "index", "--docs", docs)
+    assert done.returncode == 0, done.stderr
+    assert found(tmp_path, docs, "betazeta") == ["caf\ufffd.md"]
+    assert found(tmp_path, docs, "gamazeta") == []
