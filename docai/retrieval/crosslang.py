@@ -83,11 +83,12 @@ def fuse(
     """The question's own ranking (`own`, chunk ids best first) fused with the ranking of its
     words joined by their rendering (`joined`), each passage judged in its own language.
 
-    A passage in the docs' language gets a vote from each ranking (RRF with `k`); one in
-    the question's language (a Portuguese page of a mostly English folder: the guide's
-    guia-rapido.md) gets its own ranking's vote twice, so the rendering, which it does not
-    speak, neither lifts nor sinks it. Only the first `LANGUAGE_CHECKED` passages of each
-    ranking are read for their language; the rest count as the docs'."""
+    A passage in the docs' language is placed by the joined ranking (which holds the
+    question's own words too), one in the question's language (a Portuguese page of a
+    mostly English folder: the guide's guia-rapido.md) by the question's own ranking: the
+    rendering, which it does not speak, neither lifts nor sinks it. The two are merged by
+    reciprocal rank (`k`). Only the first `LANGUAGE_CHECKED` passages of each ranking are
+    read for their language; the rest count as the docs'."""
     own_rank = {int(row): rank for rank, row in enumerate(own.tolist(), start=1)}
     joined_rank = {int(row): rank for rank, row in enumerate(joined.tolist(), start=1)}
     checked = dict.fromkeys(own.tolist()[:LANGUAGE_CHECKED] + joined.tolist()[:LANGUAGE_CHECKED])
@@ -95,11 +96,9 @@ def fuse(
             if passage_language(texts[row][:LANGUAGE_SAMPLE_CHARS]) == bridged.question_language}
     scores: dict[int, float] = {}
     for row in own_rank.keys() | joined_rank.keys():
-        first = 1 / (k + own_rank[row]) if row in own_rank else 0.0
-        if row in same:
-            scores[row] = 2 * first
-        else:
-            scores[row] = first + (1 / (k + joined_rank[row]) if row in joined_rank else 0.0)
+        placed = own_rank if row in same else joined_rank
+        if row in placed:
+            scores[row] = 1 / (k + placed[row])
     last = len(own_rank) + len(joined_rank) + 1
     order = sorted(scores, key=lambda row: (-scores[row], own_rank.get(row, last),
                                             joined_rank.get(row, last), row))
