@@ -29,7 +29,7 @@ from eval_sets import EvalSet, _fetched, fetch_docs_of, open_set  # noqa: E402
 
 from docai.retrieval.dense import DenseRanking  # noqa: E402
 from docai.retrieval.embedders import Embedder  # noqa: E402
-from docai.retrieval.evaluation import Outcome  # noqa: E402
+from docai.retrieval.evaluation import Outcome, Question  # noqa: E402
 from docai.retrieval.params import DEFAULT_PARAMS, RetrievalParams  # noqa: E402
 from docai.retrieval.search_index import SearchIndex  # noqa: E402
 from docai.retrieval.verdict import search  # noqa: E402
@@ -110,19 +110,18 @@ class Twins:
 
 def score_twins(
     eval_set: EvalSet, index: SearchIndex, dense: DenseRanking | None, params: RetrievalParams,
-    questions: Sequence,
+    questions: Sequence[Question],
 ) -> Twins:
+    """Each question scored as `eval.py` scores it, split into the cross-language side (the
+    language of the `crosslang` questions) and the twins' side."""
     outcomes = outcomes_of(questions, index, params.min_coverage, dense)
-    pages = [_right_page(index, o, dense) for o in outcomes]
     cross_lang = next(q.lang for q in questions if q.type == "crosslang")
-    by_side = {True: ([], []), False: ([], [])}
-    for outcome, page in zip(outcomes, pages, strict=True):
-        crossing = outcome.question.lang == cross_lang
-        by_side[crossing][0].append(outcome)
-        by_side[crossing][1].append(page)
+    sides = []
+    for crossing in (True, False):
+        chosen = [o for o in outcomes if (o.question.lang == cross_lang) == crossing]
+        sides.append(Side(tuple(chosen), tuple(_right_page(index, o, dense) for o in chosen)))
     docs_lang = "en" if cross_lang == "pt" else "pt"
-    return Twins(eval_set.name, f"{cross_lang} -> {docs_lang} docs",
-                 *(Side(tuple(by_side[s][0]), tuple(by_side[s][1])) for s in (True, False)))
+    return Twins(eval_set.name, f"{cross_lang} -> {docs_lang} docs", sides[0], sides[1])
 
 
 def _right_page(index: SearchIndex, outcome: Outcome, dense: DenseRanking | None) -> bool:
@@ -177,9 +176,9 @@ def run(
             continue
         fetch_docs_of(_fetched(eval_set.name.removeprefix("crosslang-"), "blind"))
         opened = open_set(eval_set, params, "blind, cross-language")
-        if opened is None:
-            missed.append(f"{eval_set.name}: gold answers not in the docs")
-            continue
+        if opened is None:  # a broken set fails loudly, as every set of `make eval` does
+            raise SystemExit(f"FAILED: {eval_set.name}: gold answers not in the docs "
+                             "(listed above)")
         questions, settings, index = opened
         dense = None
         if embedder is not None:
