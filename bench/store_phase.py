@@ -3,7 +3,9 @@ JSON object: `python -m bench.store_phase PHASE URL DOCS QUERIES [CLIENTS]`.
 
 Phases: index (the docs folder into collection "bench"), words (warm words-only queries),
 hybrid (the same with dense re-ranking over stored vectors, questions embedded by a fake
-model: latency only), clients (CLIENTS processes querying at once: throughput).
+model: latency only), clients (CLIENTS processes querying at once: throughput), roundtrips
+and dense_roundtrips (words only or dense, through a proxy counting round trips, each
+packet delayed by CLIENTS seconds). `BENCH_EF_SEARCH` sets the HNSW search list.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
+import os
 import sys
 from pathlib import Path
 from time import perf_counter
@@ -52,8 +55,12 @@ class FakeEmbedder:
 
 
 def _open(url: str, dense: bool) -> tuple[Any, Any]:
+    from docai.store import vector_queries
     from docai.store.dense import StoreDense
     from docai.store.search import StoreIndex
+
+    if "BENCH_EF_SEARCH" in os.environ:  # the search list's sweep (`bench.store`)
+        vector_queries.EF_SEARCH = int(os.environ["BENCH_EF_SEARCH"])
 
     index = StoreIndex(url, COLLECTION)
     embedder = FakeEmbedder()
@@ -85,16 +92,17 @@ def main(argv: list[str]) -> int:
         for question in questions[:10]:  # warm: connection, stemmers, plans
             verdict.search(index, question, TOP_K, dense=ranking)
         result = _latencies(lambda q: verdict.search(index, q, TOP_K, dense=ranking), questions)
-    elif phase == "roundtrips":  # words only, through a proxy adding `rest[0]` s a packet
+    elif phase in ("roundtrips", "dense_roundtrips"):  # through a proxy adding `rest[0]` s
         from bench.store_proxy import DelayProxy, proxied_url, socket_of
 
         with DelayProxy(socket_of(url), float(rest[0])) as proxy:
-            index, _ = _open(proxied_url(url, proxy.port), False)
+            index, ranking = _open(proxied_url(url, proxy.port), phase == "dense_roundtrips")
             for question in questions[:10]:
-                verdict.search(index, question, TOP_K)
+                verdict.search(index, question, TOP_K, dense=ranking)
             before = proxy.round_trips
             asked = questions[:50]
-            result = _latencies(lambda q: verdict.search(index, q, TOP_K), asked)
+            result = _latencies(lambda q: verdict.search(index, q, TOP_K, dense=ranking),
+                                asked)
             result["round_trips"] = (proxy.round_trips - before) / len(asked)
             index.close()
     elif phase == "dense_results":  # the dense path's top passages, to compare two runs

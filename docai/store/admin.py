@@ -3,9 +3,9 @@
 Both run as the indexer role on the primary (dropping writes) and take the collection's
 advisory lock, as an indexing run does, so a drop never races an indexer: it waits for a
 running one to finish. A collection's rows go with it in one transaction through their
-keys (schema 4); the window vectors no collection refers to any more go after it (they
-are keyed by text and shared by every collection: another collection with the same text
-keeps them).
+keys; the window vectors and terms no collection refers to any more go after it
+(`docai.store.upkeep`: they are keyed by text and shared by every collection, so another
+collection with the same text keeps them).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from psycopg import sql
 
 from docai import messages
 from docai.redaction import redact_url
-from docai.store import queries, schema, vector_queries
+from docai.store import queries, schema, upkeep, vector_queries
 from docai.store.connection import connect, translated
 from docai.store.errors import StoreError
 from docai.store.indexer import hold_collection_lock
@@ -104,6 +104,7 @@ def drop_collection(url: str, name: str, say: Callable[[str], None]) -> tuple[in
         with translated(url):
             schema.check(conn, url)
             hold_collection_lock(conn, name, url, say)
+            upkeep.hold_shared_rows(conn)
             with conn.transaction():
                 row = conn.execute(
                     "SELECT c.id, coalesce(g.chunks, 0), (SELECT count(*) FROM docai_files f "
@@ -123,9 +124,7 @@ def drop_collection(url: str, name: str, say: Callable[[str], None]) -> tuple[in
                             table=sql.Identifier(table),
                             column=sql.Identifier(column)), (collection_id,))
                 conn.execute("DELETE FROM docai_collections WHERE id = %s", (collection_id,))
-            with conn.transaction():
-                conn.execute("DELETE FROM docai_vectors v WHERE NOT EXISTS ("
-                             "SELECT 1 FROM docai_windows w WHERE w.key = v.key)")
+            upkeep.prune_shared_rows(conn)
     finally:
         conn.close()
     return int(files), int(chunks)

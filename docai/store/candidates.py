@@ -54,6 +54,8 @@ class StoreCandidates(SearchIndex):
     _generation: queries.Generation
     # ((question, k), its ranking) when the packs ranked the whole collection for it
     _ranked: tuple[tuple[str, int], tuple[np.ndarray, np.ndarray] | None] | None = None
+    # A dense question's read (`vector_queries.Prefetch`) and the vectors it brought, by key
+    prefetched: tuple[Any, dict[str, np.ndarray]] | None = None
 
     def rank(self, question: str, k: int) -> tuple[np.ndarray, np.ndarray] | None:
         if self._ranked is not None and self._ranked[0] == (question, k):

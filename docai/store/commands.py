@@ -5,6 +5,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
+
+import psycopg
 
 from docai import messages
 from docai.cli.progress import progress_bar
@@ -12,7 +15,7 @@ from docai.cli.terminal_text import strip_controls
 from docai.loading import display_name
 from docai.redaction import redact_url
 from docai.settings import Settings
-from docai.store.indexer import index_collection
+from docai.store.indexer import StoreIndexReport, index_collection
 
 
 def run_index(settings: Settings, *, embed: bool = False) -> int:
@@ -23,24 +26,32 @@ def run_index(settings: Settings, *, embed: bool = False) -> int:
 
     warn_about_store_password(settings.store or "", sys.stderr)
     name = settings.resolved_collection()
-    report = index_collection(settings, name, progress=progress_bar, say=say)
-    for skipped in report.skipped:
-        say(messages.STORE_INDEX_SKIPPED.format(source=display_name(skipped.source),
-                                                reason=skipped.reason))
-    print(messages.STORE_INDEX_SUMMARY.format(
-        files=report.files, new=report.new, changed=report.changed, removed=report.removed,
-        unchanged=report.unchanged, chunks=report.chunks, name=strip_controls(name),
-        url=redact_url(settings.store or ""), seconds=report.seconds))
-    if not report.chunks:
-        say(messages.ERROR_PREFIX.format(message=messages.STORE_EMPTY_COLLECTION.format(
-            name=name, url=redact_url(settings.store or ""))))
-        return 2
-    if embed:
-        from docai.store.dense import embed_collection
+    outcome = 0
 
-        return embed_collection(settings, name, say,
-                                progress_bar if sys.stderr.isatty() else _progress_lines)
-    return 0
+    def then(conn: psycopg.Connection[Any], report: StoreIndexReport) -> None:
+        """The summary, then the embedding pass: still under the collection's lock."""
+        nonlocal outcome
+        for skipped in report.skipped:
+            say(messages.STORE_INDEX_SKIPPED.format(source=display_name(skipped.source),
+                                                    reason=skipped.reason))
+        print(messages.STORE_INDEX_SUMMARY.format(
+            files=report.files, new=report.new, changed=report.changed,
+            removed=report.removed, unchanged=report.unchanged, chunks=report.chunks,
+            name=strip_controls(name), url=redact_url(settings.store or ""),
+            seconds=report.seconds), flush=True)
+        if not report.chunks:
+            say(messages.ERROR_PREFIX.format(message=messages.STORE_EMPTY_COLLECTION.format(
+                name=name, url=redact_url(settings.store or ""))))
+            outcome = 2
+        elif embed:
+            from docai.store.dense import embed_collection
+
+            outcome = embed_collection(
+                conn, settings, name, say,
+                progress_bar if sys.stderr.isatty() else _progress_lines)
+
+    index_collection(settings, name, progress=progress_bar, say=say, then=then)
+    return outcome
 
 
 @contextmanager

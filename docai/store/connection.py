@@ -7,6 +7,7 @@ through `redact_url`, never with its password.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -56,6 +57,11 @@ def connect_error(url: str, error: psycopg.Error) -> StoreError:
     shown = redact_url(url)
     state = error.sqlstate or ""
     reason = _reason(error)
+    whole = str(error)  # libpq tells each host it tried on a line of its own
+    if "no password supplied" in whole:
+        return StoreError(messages.STORE_NO_PASSWORD.format(url=shown))
+    if "does not support SSL" in whole or "SSL was required" in whole:
+        return StoreError(messages.STORE_NO_TLS.format(url=shown, sslmode=_sslmode(url)))
     if (role := _NO_ROLE.search(reason)) is not None:
         return StoreError(messages.STORE_NO_ROLE.format(url=shown, role=role.group(1)))
     if state.startswith(_AUTH_CLASS) or "password authentication failed" in reason:
@@ -78,7 +84,7 @@ def lost_error(url: str, error: psycopg.Error) -> StoreError:
     if isinstance(error, psycopg.OperationalError | psycopg.InterfaceError):
         return StoreUnavailable(messages.STORE_CONNECTION_LOST.format(
             url=redact_url(url), reason=_reason(error)))
-    return StoreError(messages.STORE_CONNECTION_FAILED.format(
+    return StoreError(messages.STORE_STATEMENT_FAILED.format(
         url=redact_url(url), reason=_reason(error)))
 
 
@@ -97,6 +103,15 @@ def has_password(url: str) -> bool:
         return bool(psycopg.conninfo.conninfo_to_dict(url).get("password"))
     except psycopg.ProgrammingError:
         return False
+
+
+def _sslmode(url: str) -> str:
+    """The address's sslmode, as libpq reads it (the variable too)."""
+    try:
+        given = psycopg.conninfo.conninfo_to_dict(url).get("sslmode")
+    except psycopg.ProgrammingError:
+        given = None
+    return str(given or os.environ.get("PGSSLMODE") or "require")
 
 
 def _libpq(reason: str) -> str:

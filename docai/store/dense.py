@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
+import psycopg
 from cachetools import LRUCache
 
 from docai import messages
@@ -30,9 +31,11 @@ from docai.retrieval.window_vectors import DimensionChanged
 from docai.retrieval.windows import windows
 from docai.settings import Settings
 from docai.store import queries, schema, vector_queries
-from docai.store.connection import connect, translated
+from docai.store.connection import translated
 from docai.store.errors import StoreError
-from docai.store.search import StoreCandidates, StoreChunks, StoreIndex
+from docai.store.search import StoreCandidates, StoreIndex
+from docai.store.store_chunks import StoreChunks
+from docai.store.vector_queries import Prefetch
 
 # Chunks beyond `rank_depth` the database's nearest-chunk scan returns, so that its float
 # rounding at the cut cannot drop a chunk the exact order here would keep.
@@ -105,8 +108,9 @@ class StoreDense:
         self._questions: LRUCache[str, np.ndarray] = LRUCache(QUESTION_CACHE_SIZE)
         self._session: dict[str, np.ndarray] = {}
         self._failed = False
-        # (generation, the embedder's row if it is ranked whole, when that was asked)
-        self._whole: tuple[int, tuple[int, int] | None, float] | None = None
+        # (the collection's version, the embedder's row if it is ranked whole, when asked)
+        self._whole: tuple[str, tuple[int, int] | None, float] | None = None
+        index.prefetch = self.prefetch
 
     @property
     def active(self) -> bool:
@@ -117,24 +121,59 @@ class StoreDense:
         """The collection's chunks, counted as `dense_coverage` and `/info` count them."""
         return self.index.chunks
 
-    def rerank(self, question: str, ranked: np.ndarray, scores: np.ndarray) -> Reranked:
+    def rerank(self, question: str, ranked: np.ndarray, scores: np.ndarray, *,
+               crossing: bool = False) -> Reranked:
         candidates = self.index.last_candidates()
         if candidates is None or self._failed:
             return Reranked(ranked, scores, None)
-        rows: Iterable[int] = ranked[: self.params.dense_candidates].tolist()
-        wider = self._with_nearest(question)
-        if wider is not None:  # every chunk of it is ranked whole: every vector is read
-            candidates, rows = wider, range(len(wider))
-        cut = {row: windows(candidates.chunks.texts[row], self.params.window_chars,
-                            self.params.window_overlap) for row in rows}
-        keys = sorted({checksum(text) for texts in cut.values() for text in texts})
-        with self.index.statements() as conn:  # keyed by text: any snapshot will do
-            found = _stored_vectors(conn, self.embedder.name, keys)
-        fetched = FetchedVectors(found, self._session, self.embedder.name,
-                                 whole=wider is not None)
+        read = candidates.prefetched
+        if read is not None and read[0].question == question:  # read with the candidates
+            whole = read[0].whole
+            found = read[1]
+        else:  # a follow-up's meaning, or a collection being indexed: read now
+            rows: Iterable[int] = ranked[: self.params.dense_candidates].tolist()
+            wider = self._with_nearest(question)
+            if wider is not None:  # every chunk of it is ranked whole: every vector is read
+                candidates, rows = wider, range(len(wider))
+            whole = wider is not None
+            cut = {row: windows(candidates.chunks.texts[row], self.params.window_chars,
+                                self.params.window_overlap) for row in rows}
+            keys = sorted({checksum(text) for texts in cut.values() for text in texts})
+            with self.index.statements() as conn:  # keyed by text: any snapshot will do
+                found = _stored_vectors(conn, self.embedder.name, keys)
+        fetched = FetchedVectors(found, self._session, self.embedder.name, whole=whole)
         ranking = DenseRanking(candidates.chunks, self.embedder, fetched,  # type: ignore[arg-type]
                                params=self.params, warn=self._warn, questions=self._questions)
-        return ranking.rerank(question, ranked, scores)
+        return ranking.rerank(question, ranked, scores, crossing=crossing)
+
+    def prefetch(self, conn: psycopg.Connection[Any], question: str) -> Prefetch | None:
+        """What `question`'s candidates are read with (`StoreIndex.prefetch`): once the
+        collection is ranked whole, the chunks nearest it (a statement); the vectors of every
+        chunk read, in the same statement as the chunks. None once the embedder failed."""
+        if self._failed:
+            return None
+        embedder = self._ranked_whole() if self.params.dense_full_weight > 0 else None
+        query = None if embedder is None else self._question_vector(question)
+        if embedder is None or query is None or embedder[1] != query.shape[0]:
+            return Prefetch(question, (), self.embedder.name, whole=False)
+        nearest = vector_queries.nearest_chunks(conn, self.index.generation_id, embedder,
+                                                query, self.params.rank_depth + NEAREST_MARGIN)
+        if any(row is None for _, row in nearest):  # not packed: the chunks are read by id
+            return Prefetch(question, (), self.embedder.name, whole=False)
+        return Prefetch(question, tuple(int(row) for _, row in nearest if row is not None),
+                        self.embedder.name, whole=True)
+
+    def _question_vector(self, question: str) -> np.ndarray | None:
+        """The question embedded (cached), None when the embedder fails (the re-ranking
+        meets the same error and says it)."""
+        try:
+            query = self._questions.get(question)
+            if query is None:
+                query = self.embedder.embed_queries([question[:MAX_QUERY_CHARS]])[0]
+                self._questions[question] = query
+        except LLMError:
+            return None
+        return query
 
     def _with_nearest(self, question: str) -> StoreCandidates | None:
         """With the whole-collection ranking on (`dense_full_weight`) and every window of the
@@ -146,31 +185,26 @@ class StoreDense:
         embedder = self._ranked_whole()
         if embedder is None:
             return None
-        try:
-            query = self._questions.get(question)
-            if query is None:
-                query = self.embedder.embed_queries([question[:MAX_QUERY_CHARS]])[0]
-                self._questions[question] = query
-        except LLMError:
-            return None  # the re-ranking meets the same error and says it
-        if embedder[1] != query.shape[0]:
+        query = self._question_vector(question)
+        if query is None or embedder[1] != query.shape[0]:
             return None  # another model behind the name: the re-ranking says so
         with self.index.reading() as conn:
             nearest = vector_queries.nearest_chunks(conn, self.index.generation_id, embedder,
                                                     query, self.params.rank_depth + NEAREST_MARGIN)
-        return self.index.widened(nearest)
+        return self.index.widened([chunk_id for chunk_id, _ in nearest])
 
     def _ranked_whole(self) -> tuple[int, int] | None:
         """The embedder's row (id, dimension) when the collection is ranked whole: every
         chunk's windows embedded, and the nearest windows cheap to find (an HNSW index, or
-        few enough for an exact scan); None when not. Kept for the generation once true
-        (no statement per question), asked again after `RECHECK_S` while not (an indexer may
-        be embedding)."""
-        generation = self.index.generation_id
+        few enough for an exact scan); None when not. Kept while the collection does not
+        change (its generation and revision: an indexing run or an embedding pass moves
+        them on), asked again after `RECHECK_S` while not ranked whole."""
+        version = self.index.fingerprint
         known = self._whole
-        if known is not None and known[0] == generation and (
+        if known is not None and known[0] == version and (
                 known[1] is not None or time.monotonic() - known[2] < RECHECK_S):
             return known[1]
+        generation = self.index.generation_id
         with self.index.reading() as conn:
             embedder = vector_queries.embedder_row(conn, self.embedder.name)
             # The cheap questions first: counting the embedded chunks walks every window.
@@ -179,7 +213,7 @@ class StoreDense:
                  or vector_queries.has_hnsw(conn, embedder[0]))
                 and vector_queries.embedded_chunks(conn, generation, self.embedder.name)
                 == len(self.index))
-        self._whole = (generation, embedder if ranked else None, time.monotonic())
+        self._whole = (version, embedder if ranked else None, time.monotonic())
         return self._whole[1]
 
     def embedded_chunks(self) -> int:
@@ -234,19 +268,18 @@ ORDER BY c.id LIMIT %(limit)s
 """
 
 
-def embed_collection(settings: Settings, name: str, say: Callable[[str], None],
-                     progress: Progress) -> int:
+def embed_collection(conn: psycopg.Connection[Any], settings: Settings, name: str,
+                     say: Callable[[str], None], progress: Progress) -> int:
     """Embed every window of the collection the store lacks a vector for (resumable: each
-    batch is committed); 1 when the embedder failed."""
+    batch is committed), on the indexer's connection and under its collection lock, so a
+    second indexer or a drop waits for the pass; 1 when the embedder failed."""
     url = settings.store or ""
     embedder = _embedder(settings, say)
     params = RetrievalParams()
     started = time.monotonic()
     embedded = 0
-    conn = connect(url, autocommit=True)  # each `transaction()` below is one of its own
     try:
         with translated(url):
-            schema.check(conn, url)
             generation = queries.current_generation(conn, name)
             if generation is None:
                 raise StoreError(messages.STORE_EMPTY_COLLECTION.format(name=name, url=url))
@@ -293,29 +326,47 @@ def embed_collection(settings: Settings, name: str, say: Callable[[str], None],
                             if len(vector) != dimension:
                                 raise StoreError(messages.STORE_EMBED_OTHER_DIMENSION.format(
                                     model=embedder.name, got=len(vector), expected=dimension))
-                        if vectors:
-                            conn.cursor().executemany(
-                                "INSERT INTO docai_vectors (embedder_id, key, embedding) "
-                                "VALUES (%s, %s, %s::halfvec) ON CONFLICT DO NOTHING",
-                                [(embedder_id, bytes.fromhex(k), _literal(v))
-                                 for k, v in vectors])
-                        conn.cursor().executemany(
+                        _insert_vectors(conn, embedder_id, vectors)
+                        pairs = [(chunk_id, bytes.fromhex(checksum(t))) for chunk_id, text in batch
+                                 for t in windows(text, params.window_chars,
+                                                  params.window_overlap)]
+                        conn.execute(  # one statement (a pipeline's error would be logged raw)
                             "INSERT INTO docai_windows (generation_id, chunk_id, key) "
-                            "VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
-                            [(generation.id, chunk_id, bytes.fromhex(checksum(t)))
-                             for chunk_id, text in batch
-                             for t in windows(text, params.window_chars, params.window_overlap)])
+                            "SELECT %s, c, k FROM unnest(%s::bigint[], %s::bytea[]) AS u(c, k) "
+                            "ON CONFLICT DO NOTHING",
+                            (generation.id, [c for c, _ in pairs], [k for _, k in pairs]))
                     embedded += len(vectors)
                     advance(len(batch))
+            if embedded:  # readers ask again whether the collection is ranked whole
+                with conn.transaction():
+                    _moved_on(conn, generation.id)
             if embedder_id is not None and settings.store_hnsw:
                 with conn.transaction():
                     schema.ensure_hnsw(conn, embedder_id, dimension)
     finally:
         embedder.close()
-        conn.close()
     say(messages.STORE_EMBEDDED.format(windows=embedded, chunks=generation.chunks,
                                        seconds=time.monotonic() - started))
     return 0
+
+
+def _insert_vectors(conn: psycopg.Connection[Any], embedder_id: int | None,
+                    vectors: list[tuple[str, np.ndarray]]) -> None:
+    if vectors:
+        conn.execute(
+            "INSERT INTO docai_vectors (embedder_id, key, embedding) SELECT %s, k, e::halfvec "
+            "FROM unnest(%s::bytea[], %s::text[]) AS u(k, e) ON CONFLICT DO NOTHING",
+            (embedder_id, [bytes.fromhex(k) for k, _ in vectors],
+             [_literal(v) for _, v in vectors]))
+
+
+def _moved_on(conn: psycopg.Connection[Any], generation: int) -> None:
+    """The generation's revision moved on (its packs still current if they were): a
+    reader's knowledge of how much of it is embedded is keyed by revision."""
+    conn.execute(
+        "UPDATE docai_generations SET packed_revision = CASE WHEN packed_revision = revision "
+        "THEN revision + 1 ELSE packed_revision END, revision = revision + 1 WHERE id = %s",
+        (generation,))
 
 
 def _literal(vector: np.ndarray) -> str:

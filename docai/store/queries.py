@@ -192,7 +192,7 @@ def candidate_chunks(
     int64 array of 3 columns."""
     if not ids:
         return [], {}, np.zeros((0, 3), dtype=np.int64)
-    chunks, entries, _ = _chunks(numpy_cursor(conn).execute(CANDIDATE_CHUNKS, (list(ids),)))
+    chunks, entries, _ = read_chunks(numpy_cursor(conn).execute(CANDIDATE_CHUNKS, (list(ids),)))
     return list(ids), chunks, entries
 
 
@@ -219,7 +219,7 @@ def chunks_and_terms(
             terms = {int(term_id): (term, int(df))
                      for term_id, term, df in zip(ids.tolist(), texts, frequencies.tolist(),
                                                   strict=True)}
-    chunks, entries, at_row = _chunks(row[:-3] for row in found)
+    chunks, entries, at_row = read_chunks(row[:-3] for row in found)
     return ([at_row[row] for row in rows], chunks, entries), terms
 
 
@@ -229,7 +229,7 @@ def current_revision(conn: psycopg.Connection[Any], generation: int) -> int | No
     return int(row[0]) if row else None
 
 
-def _chunks(
+def read_chunks(
     found: Iterable[Sequence[Any]],
 ) -> tuple[dict[int, Chunk], np.ndarray, dict[int, int]]:
     chunks: dict[int, Chunk] = {}

@@ -34,7 +34,7 @@ from docai import messages
 from docai.redaction import redact_url
 from docai.store.errors import StoreError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # Serialises schema creation between processes (an arbitrary constant of docai's).
 SCHEMA_LOCK_KEY = 0x646F6361_69000001
 
@@ -171,6 +171,17 @@ ALTER TABLE docai_packs ADD CONSTRAINT docai_packs_generation
     FOREIGN KEY (generation_id) REFERENCES docai_generations ON DELETE CASCADE;
 ALTER TABLE docai_term_stats ADD CONSTRAINT docai_term_stats_generation
     FOREIGN KEY (generation_id) REFERENCES docai_generations ON DELETE CASCADE;
+""",
+    4: """
+-- a generation's windows in one index range: the nearest windows of one collection are
+-- found among its own (`docai.store.vector_queries.nearest_chunks`)
+CREATE INDEX IF NOT EXISTS docai_windows_generation ON docai_windows (generation_id, key);
+-- rows an older docai left behind: frequencies of terms no chunk holds, terms no
+-- collection holds (vectors no window refers to are pruned by the next indexing run, which
+-- first writes the window rows an older docai did not)
+DELETE FROM docai_term_stats WHERE df <= 0;
+DELETE FROM docai_terms t WHERE NOT EXISTS (
+    SELECT 1 FROM docai_term_stats s WHERE s.term_id = t.id);
 """,
 }
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -29,10 +29,11 @@ from docai.index.scoring import lucene_idf, smooth_idf_of
 from docai.records import Chunk, Hit
 from docai.redaction import redact_url
 from docai.retrieval.params import DEFAULT_METHOD, DEFAULT_PARAMS, RetrievalParams
-from docai.store import packs, queries, schema
+from docai.store import packs, queries, schema, vector_queries
 from docai.store.candidates import StoreCandidates, average_length
 from docai.store.connection import connect, lost_error
 from docai.store.errors import StoreDamaged, StoreError
+from docai.store.store_chunks import StoreChunks
 from docai.store.term_cache import TermCache
 from docai.store.untrusted import clean_text, local_file
 from docai.text.analysis import ANALYZER_VERSION, Analyzer, default_analyzer
@@ -68,6 +69,9 @@ class StoreIndex:
         self._terms_read = TermCache()
         self._generation = self._open()
         self.chunks = StoreChunks(self)
+        # Set by a dense ranking (`StoreDense`): what a question reads with its candidates.
+        self.prefetch: Callable[[psycopg.Connection[Any], str],
+                                vector_queries.Prefetch | None] | None = None
 
     @property
     def analyzer(self) -> Analyzer:
@@ -182,14 +186,23 @@ class StoreIndex:
         # read (a term's text and frequency are the same for every chunk of this version).
         cache = self._terms_read.for_version(generation.id, generation.revision)
         wanted = rows.tolist()
-        unread = cache.rows_to_read(wanted)
+        # A dense question: the collection's nearest chunks and every vector read with them.
+        prefetch = self.prefetch(conn, question) if self.prefetch is not None else None
+        unread = cache.rows_to_read(wanted + list(prefetch.nearest if prefetch else ()))
+        vectors: dict[str, np.ndarray] = {}
         try:
-            read, terms = queries.chunks_and_terms(conn, generation, wanted, unread)
+            if prefetch is None:
+                read, terms = queries.chunks_and_terms(conn, generation, wanted, unread)
+            else:
+                read, terms, vectors = vector_queries.chunks_terms_and_vectors(
+                    conn, generation, wanted, unread, prefetch)
         except KeyError:  # a row the packs name, which no chunk has
             raise self._damaged() from None
         cache.add(terms, unread)
         candidates = self._assemble(conn, generation, read, known)
         candidates._ranked = ((question, k), (np.arange(len(rows), dtype=np.int64), scores))
+        if prefetch is not None:
+            candidates.prefetched = (prefetch, vectors)
         return candidates
 
     def _damaged(self) -> StoreDamaged:
@@ -312,6 +325,11 @@ class StoreIndex:
             self._conn = connect(self.url, autocommit=True)
             self._conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
             self._conn.read_only = True
+            try:
+                vector_queries.connection_settings(self._conn)
+            except psycopg.Error as error:
+                self.close()
+                raise lost_error(self.url, error) from None
         try:
             yield self._conn
         except psycopg.Error as error:
@@ -339,32 +357,3 @@ class StoreIndex:
             raise StoreError(messages.STORE_OTHER_ANALYZER.format(name=self.collection))
         self._generation = generation
         return generation
-
-
-class StoreChunks:
-    """The little of `ChunkTable` the answerer and the REPL ask of a store: a file's first
-    chunk, a chunk by its place (a resumed conversation's sources), how many files."""
-
-    def __init__(self, index: StoreIndex) -> None:
-        self._index = index
-
-    def __len__(self) -> int:
-        return len(self._index)
-
-    def first_of(self, source: str) -> Chunk | None:
-        with self._index.reading() as conn:
-            return queries.first_chunk(conn, self._index.generation_id, source)
-
-    def chunk_at(self, source: str, ordinal: int) -> Chunk | None:
-        with self._index.reading() as conn:
-            return queries.chunk_at(conn, self._index.generation_id, source, ordinal)
-
-    def file_count(self) -> int:
-        """Files of the collection's current version (it may have changed since start)."""
-        with self._index.reading() as conn:
-            return queries.file_count(conn, self._index._refresh(conn).id)
-
-    def outline(self) -> list[tuple[str, list[str]]]:
-        """Each file with its chunks' heading paths, in chunk order (MCP's `list_sources`)."""
-        with self._index.reading() as conn:
-            return queries.file_outline(conn, self._index._refresh(conn).id)

@@ -4,18 +4,20 @@ index actually scanned (its `idx_scan` moves). pgvector's HNSW scan returns at m
 asks for, unless the search list is widened per query.
 
 The planner is made to use the index (`PGOPTIONS`: no sequential scan, no sort), as it
-does by itself once a store holds tens of thousands of vectors.
+does by itself once a store holds tens of thousands of vectors; near-copies of the
+collection share the database, so the index's scan must keep to the collection's windows
+(pgvector's iterative scan) for the figures to be the local ones.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import psycopg
 import pytest
 
-from tests.store.test_store_cli import DOCS, QA, run
+from tests.store.test_store_cli import DOCS, run
+from tests.store.test_store_neighbours import PREFIXES, near_copy, questions
 from tests.support.fake_embeddings import EmbeddingOllama
 
 SERVED = "all-minilm"
@@ -46,15 +48,18 @@ def test_dense_figures_with_hnsw_in_use_are_the_local_ones(tmp_path: Path,
         shared = ("--store", store_url, "--collection", "docs")
         done = run(tmp_path, "index", "--embed", *dense, "--docs", str(DOCS), *shared, env=env)
         assert done.returncode == 0, done.stderr
+        for number, prefix in enumerate(PREFIXES):  # near-copies beside it, nearer many
+            copy = near_copy(DOCS, tmp_path / f"copy{number}", prefix)  # questions
+            done = run(tmp_path, "index", "--embed", *dense, "--docs", str(copy), "--store",
+                       store_url, "--collection", f"copy{number}", env=env)
+            assert done.returncode == 0, done.stderr
         local_index = run(tmp_path, "index", "--embed", *dense, "--docs", str(DOCS), env=env)
         assert local_index.returncode == 0, local_index.stderr
         local = run(tmp_path, "search", "--json", *dense, "--docs", str(DOCS), env=env,
-                    stdin="\n".join(json.loads(line)["question"]
-                                    for line in QA.read_text().splitlines()))
+                    stdin=questions())
         before = index_scans(store_url)
         client = run(tmp_path, "search", "--json", *dense, *shared, cwd=tmp_path / "empty",
-                     env=env | FORCED, stdin="\n".join(json.loads(line)["question"]
-                                              for line in QA.read_text().splitlines()))
+                     env=env | FORCED, stdin=questions())
     assert client.returncode == local.returncode == 0, client.stderr
     assert index_scans(store_url) > before  # the HNSW index served the nearest windows
     assert client.stdout == local.stdout

@@ -13,19 +13,25 @@ from bench.store_proxy import DelayProxy, proxied_url, socket_of
 from docai.retrieval import verdict
 from docai.store import queries
 from docai.store.search import StoreIndex
-from tests.store.test_store_cli import QA, index, run
+from tests.store.test_store_cli import DOCS, QA, index, run
+from tests.support.fake_embeddings import EmbeddingOllama
 
 # Statements a words-only question waits for: the generation with the question terms'
 # packs, then the chunks they rank first with the terms of those the client has not read.
 # On average: a multi-word name or a whole file (the fallback) costs more.
 MAX_ROUND_TRIPS = 2.5
+# A dense question over an embedded collection: the same two, with the collection's chunks
+# nearest the question between them, and every window vector read with the chunks: three,
+# plus what a multi-word name or the fallback costs on average (as words only).
+MAX_DENSE_ROUND_TRIPS = MAX_ROUND_TRIPS + 1
 
 
-def round_trips(home: Path, url: str, questions: list[str]) -> int:
+def round_trips(home: Path, url: str, questions: list[str], *dense: str,
+                env: dict[str, str] | None = None) -> int:
     with DelayProxy(socket_of(url)) as proxy:
-        done = run(home, "search", "--json", "--dense", "off", "--store",
+        done = run(home, "search", "--json", *(dense or ("--dense", "off")), "--store",
                    proxied_url(url, proxy.port), "--collection", "docs",
-                   stdin="\n".join(questions), cwd=home / "empty")
+                   stdin="\n".join(questions), cwd=home / "empty", env=env)
         assert done.returncode == 0, done.stderr
         assert len(done.stdout.splitlines()) == len(questions)
         return proxy.round_trips
@@ -40,6 +46,22 @@ def test_a_words_only_question_costs_about_two_round_trips(
                                                                         questions[:11])
     per_question = (many - few) / 10
     assert per_question <= MAX_ROUND_TRIPS, per_question
+
+
+def test_a_dense_question_costs_one_round_trip_more_than_words_only(
+    home: Path, store_url: str
+) -> None:
+    questions = [json.loads(line)["question"] for line in QA.read_text().splitlines()]
+    dense = ("--dense", "on", "--embed-model", "all-minilm")
+    with EmbeddingOllama() as server:
+        env = {"OLLAMA_HOST": server.url, "DOCAI_STORE_HNSW": "off"}
+        done = run(home, "index", "--embed", *dense, "--docs", str(DOCS), "--store", store_url,
+                   "--collection", "docs", env=env)
+        assert done.returncode == 0, done.stderr
+        few = round_trips(home, store_url, questions[:1], *dense, env=env)
+        many = round_trips(home, store_url, questions[:11], *dense, env=env)
+    per_question = (many - few) / 10
+    assert per_question <= MAX_DENSE_ROUND_TRIPS, per_question
 
 
 def test_a_collection_changed_between_two_statements_is_read_again_in_one_snapshot(
