@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from docai.records import Hit
 from docai.retrieval.crosslang import Bridge, bridge, fuse
+from docai.text.language import ENGLISH
 
 if TYPE_CHECKING:
     import numpy as np
@@ -119,9 +120,8 @@ def passages(
     """The top `k` of `candidates` (near-duplicates skipped), or [] when they cover less of
     `covered` than the passage bar.
 
-    A query crossing languages is covered when its own words or their rendering in the
-    passages' language clear the bar: a word the glossary renders is found either way, one
-    it lacks (a cognate) as written."""
+    An English query about Portuguese docs is covered when its own words or their rendering
+    in the passages' language clear the bar (`_rendered`)."""
     if candidates is None:
         return []
     hits = index.top_hits(covered, candidates.ranked, candidates.scores, k, min_coverage,
@@ -134,11 +134,15 @@ def passages(
 
 
 def _rendered(index: SearchIndex, candidates: Candidates | None, covered: str) -> str | None:
-    """`covered` in the passages' language when the candidates cross languages and it names
-    nothing the collection lacks (a name stays a name, whichever words surround it)."""
-    if candidates is None or candidates.crossing is None or index.names_unknown(covered):
+    """`covered` in the passages' language, for an English question about Portuguese docs
+    that names nothing the collection lacks (a name stays a name, whichever words surround
+    it). A Portuguese question's concepts already hold their English renderings (the
+    glossary), so its rendering only judged it more leniently: two uncovered Click questions
+    were answered."""
+    crossing = None if candidates is None else candidates.crossing
+    if crossing is None or crossing.question_language != ENGLISH or index.names_unknown(covered):
         return None
-    return candidates.crossing.render(covered)
+    return crossing.render(covered)
 
 
 def judge(
