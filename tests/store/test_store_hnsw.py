@@ -17,7 +17,7 @@ import psycopg
 import pytest
 
 from tests.store.test_store_cli import DOCS, run
-from tests.store.test_store_neighbours import PREFIXES, near_copy, questions
+from tests.store.test_store_neighbours import PREFIXES, SHORT, near_copy, questions
 from tests.support.fake_embeddings import EmbeddingOllama
 
 SERVED = "all-minilm"
@@ -44,7 +44,7 @@ def test_dense_figures_with_hnsw_in_use_are_the_local_ones(tmp_path: Path,
     (tmp_path / "empty").mkdir()
     with EmbeddingOllama() as server:
         env = {"OLLAMA_HOST": server.url, "DOCAI_STORE_HNSW": "on"}
-        dense = ("--dense", "on", "--embed-model", SERVED)
+        dense = ("--dense", "on", "--embed-model", SERVED, *SHORT)  # more chunks than asked
         shared = ("--store", store_url, "--collection", "docs")
         done = run(tmp_path, "index", "--embed", *dense, "--docs", str(DOCS), *shared, env=env)
         assert done.returncode == 0, done.stderr
