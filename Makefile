@@ -11,7 +11,7 @@ EVAL_FLAGS ?= --report-only
 # The follow-up targets are not all met (docs/evaluation.md): report, do not gate.
 FOLLOWUP_EVAL_FLAGS ?= --report-only
 
-.PHONY: run test lint bench eval eval-dense e2e install clean
+.PHONY: run test lint bench eval eval-dense e2e install install-user uninstall-user clean
 
 # -qq: errors only. A machine's own pip settings (an extra index folder that is not there)
 # would otherwise print warnings at every install that say nothing about docai.
@@ -36,7 +36,27 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 install: $(VENV)/.installed
 
 run: $(VENV)/.run-installed
+	@command -v docai >/dev/null || echo "docai: para ter o comando docai em qualquer pasta: make install-user"
 	$(BIN)/docai --docs $(DOCS)
+
+# `docai` on the user's PATH: its own virtual environment (this checkout installed in it, not
+# linked: the clone may move or go) and one link in ~/.local/bin. Again to update; `make
+# uninstall-user` removes both. Independent of .venv, so `make test` is unaffected.
+USER_HOME_DATA := $(or $(XDG_DATA_HOME),$(HOME)/.local/share)
+USER_VENV ?= $(USER_HOME_DATA)/docai/venv
+USER_BIN ?= $(HOME)/.local/bin
+install-user:
+	@echo "docai: installing docai in $(USER_VENV) (a minute or two the first time)..."
+	$(PYTHON) -m venv --clear $(USER_VENV)
+	$(USER_VENV)/bin/python -m pip install -qq --disable-pip-version-check '.[mcp]'
+	mkdir -p $(USER_BIN)
+	ln -sfn $(USER_VENV)/bin/docai $(USER_BIN)/docai
+	@echo "docai: instalado em $(USER_BIN)/docai."
+	@case ":$$PATH:" in *":$(USER_BIN):"*) ;; *) echo "docai: $(USER_BIN) não está no PATH; acrescente ao ~/.bashrc: export PATH=\"$(USER_BIN):\$$PATH\"";; esac
+
+uninstall-user:
+	@if [ -L $(USER_BIN)/docai ]; then rm $(USER_BIN)/docai; fi
+	rm -rf $(USER_VENV)
 
 test: install
 	$(BIN)/python -m pytest -m "not e2e" -q -n auto

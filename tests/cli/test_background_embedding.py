@@ -95,7 +95,8 @@ def test_the_repl_names_the_bundled_model_and_embeds_the_collection_while_idle(
     wait_for(lambda: stored_windows(tmp_path, docs, BUNDLED) == window_count(docs))
     child.expect(r"Busca por significado: os 20 trechos têm embeddings")
     leave(child)
-    child = spawn(tmp_path, slow_embedder.url, "--docs", str(docs))  # the next session says so
+    # The next session says so with -v (all is well: a plain start keeps quiet about it).
+    child = spawn(tmp_path, slow_embedder.url, "--docs", str(docs), "-v")
     child.expect(r"Busca por significado: os 20 trechos têm embeddings")
     child.expect(PROMPT)
     leave(child)

@@ -307,3 +307,32 @@ def test_tab_after_retomar_offers_the_logged_conversations_at_once(
     assert user_turns(fake.chat_requests[-1]) == [QUESTION]
     child.sendline("sair")
     child.expect(pexpect.EOF)
+
+
+def wait_for_request(server: FakeOllama, path: str) -> None:
+    deadline = time.monotonic() + 60
+    while not server.bodies(path):
+        assert time.monotonic() < deadline, f"no request to {path}"
+        time.sleep(0.05)
+
+
+def test_a_first_start_says_three_things_and_nothing_that_works_as_expected(
+    tmp_path: Path, docs: Path, fake: FakeOllama
+) -> None:
+    env = {**docai_env(tmp_path, fake.url), "DOCAI_DENSE": "on"}
+    child = pexpect.spawn(DOCAI, ["--docs", str(docs)], env=env, encoding="utf-8", timeout=120,
+                          dimensions=(40, 200))
+    child.expect(PROMPT)
+    start = child.before
+    wait_for_request(fake, "/api/tags")  # the start-up check ran, and found all well
+    child.sendline("sair")
+    child.expect(pexpect.EOF)
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", start + child.before)
+    shown = [line.strip() for line in text.splitlines()
+             if line.strip() and not line.strip().startswith(("docai>", "Até logo", "sair",
+                                                              "Embeddings:"))]
+    assert shown == [
+        "Busca por significado: multilingual-e5-small, embutido (--dense off desliga).",
+        f"docai pronto: 2 arquivo(s), 4 trecho(s) de {docs}; modelo deepseek-r1.",
+        "Faça uma pergunta. /ajuda mostra os comandos; sair encerra.",
+    ], shown

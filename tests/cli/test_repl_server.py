@@ -43,9 +43,11 @@ def quit_(child: pexpect.spawn) -> None:
     assert child.exitstatus == 0
 
 
-def test_the_start_says_the_server_answers_and_the_model_is_installed(tmp_path: Path) -> None:
+def test_with_v_the_start_says_the_server_answers_and_the_model_is_installed(
+    tmp_path: Path
+) -> None:
     with FakeOllama(reply=REPLY) as fake:
-        child = spawn(tmp_path, fake.url)
+        child = spawn(tmp_path, fake.url, "-v")  # all is well: said with -v only
         child.expect("Faça uma pergunta")
         child.expect(r"Ollama em http://127\.0\.0\.1:\d+ respondendo; modelo deepseek-r1 "
                      r"instalado\.")
@@ -105,7 +107,7 @@ def test_modelo_on_a_server_that_cannot_list_models_says_it_could_not_check(
 
 def test_tab_completes_commands_and_installed_model_names(tmp_path: Path) -> None:
     with FakeOllama(reply=REPLY) as fake:
-        child = spawn(tmp_path, fake.url)
+        child = spawn(tmp_path, fake.url, "-v")  # -v: the check's "all is well" is said
         child.expect("respondendo")  # the model list is known
         child.expect(PROMPT)
         child.send("/mod")

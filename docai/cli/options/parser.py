@@ -45,8 +45,9 @@ from docai.settings import (
 LOG_DEFAULT_LIMIT = 10  # `docai log`: the last ten exchanges
 
 DESCRIPTION = """\
-docai responde perguntas sobre a sua pasta de documentação (Markdown, HTML, texto)
-com um LLM local (Ollama), citando os trechos dos seus arquivos. Nada sai da sua máquina.
+docai responde perguntas sobre a sua pasta de documentação (Markdown, MDX, reST,
+AsciiDoc, HTML, PDF, EPUB, notebooks, texto) com um LLM local (Ollama), citando os trechos
+dos seus arquivos. Nada sai da sua máquina.
 
 Sem subcomando, abre o modo interativo (digite `sair` para terminar)."""
 
@@ -54,7 +55,8 @@ EPILOG = f"""\
 exemplos:
   docai                                   conversa sobre {CANDIDATES}
   docai --docs ~/projeto/docs             conversa sobre outra pasta
-  docai ask "Como instalo o docai?"       uma resposta e sai
+  docai ask "Como instalo o docai?"       uma resposta e sai (ou só docai "…")
+  docai ask -c "e com pipx?"              pergunta dentro da última conversa (-r N: a N)
   echo "Como instalo?" | docai ask        a pergunta pela entrada padrão
   docai search "num_ctx" -k 5 --json      só a busca, em JSON
   docai index --rebuild                   reconstrói o índice
@@ -77,7 +79,8 @@ variáveis de ambiente (as opções valem mais):
 
 arquivo de configuração (as variáveis valem mais): config.toml na pasta de configuração do
 usuário (`docai config` mostra onde), com as chaves docs, model, server, dense, embedder, k,
-store e log (log = false não registra as conversas).
+store, collection, log (log = false não registra as conversas) e o que /set muda: num_ctx,
+max_tokens, temperature, thinking, show_thinking, system.
 """
 
 

@@ -94,6 +94,8 @@ def update_line(report: BuildReport) -> str | None:
     counting skipped files as "new" would contradict it."""
     if report.chunks == 0 or not (report.new or report.changed or report.removed):
         return None
+    if not (report.unchanged or report.changed or report.removed or report.cache_status):
+        return None  # a first build: "docai pronto: N arquivo(s)" or the answer says enough
     return messages.SEARCH_UPDATED.format(
         new=report.new, changed=report.changed, removed=report.removed
     )

@@ -41,7 +41,7 @@ from docai.cli.startup import dense_coverage, open_retrieval
 from docai.cli.terminal_text import one_line, strip_controls
 from docai.index.freshness import folder_state
 from docai.redaction import redact_url
-from docai.settings import QUIET, Settings, history_file
+from docai.settings import QUIET, VERBOSE, Settings, history_file
 
 
 def run(settings: Settings, *, resume: int | None = None) -> int:
@@ -77,7 +77,9 @@ def run(settings: Settings, *, resume: int | None = None) -> int:
     session.folder = state
     open_session_log(session, settings, resume=resume)
     if interactive and opened.dense is not None and not settings.store:
-        if not quiet:  # until complete: words only meanwhile; the prompt shows the pass
+        # Until complete, words only meanwhile: the prompt's right shows how far the pass
+        # is, so the full account is for -v.
+        if settings.verbosity >= VERBOSE:
             print(dense_coverage(opened.dense), file=sys.stderr, flush=True)
         session.background = BackgroundPass(opened.dense).start()
     try:

@@ -23,7 +23,7 @@ from docai.llm.http import QUICK_CONNECT_TIMEOUT
 from docai.llm.models import InstalledModel, ModelDetails, find_installed, short_name
 from docai.llm.ollama import OllamaClient
 from docai.redaction import redact_url
-from docai.settings import Settings
+from docai.settings import VERBOSE, Settings
 
 # Seconds a question about the server's models may take: it lists files on the server's disk.
 CHECK_READ_TIMEOUT = 5.0
@@ -149,6 +149,9 @@ def start_note(state: ServerState, settings: Settings) -> str | None:
     if find_installed(model, state.installed) is None:
         return messages.REPL_SERVER_MODEL_MISSING.format(
             model=model, url=url, installed=installed_list(state.installed))
+    # All is well: said with -v only (a start says what needs doing, not what works).
+    if settings.verbosity < VERBOSE:
+        return None
     return messages.REPL_SERVER_READY.format(url=url, model=model)
 
 
