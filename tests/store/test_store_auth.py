@@ -8,8 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import psycopg
+import pytest
 
 from bench.store_proxy import DelayProxy, socket_of
+from docai.store.connection import translated
+from docai.store.errors import StoreError
 from tests.store.test_store_cli import run
 
 ROLE = "docai_scram_user"
@@ -56,3 +59,16 @@ def test_tls_required_of_a_server_without_it_is_named(home: Path, store_url: str
     assert "TLS" in done.stderr and "sslmode" in done.stderr, done.stderr
     assert "não responde" not in done.stderr and "está no ar" not in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_statement_the_server_refuses_is_not_a_failure_to_connect(store_url: str) -> None:
+    """A foreign key the server enforces (what two indexers racing used to hit) is named as
+    a refused operation, never as a server docai could not connect to."""
+    with psycopg.connect(store_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE parent_rows (id integer PRIMARY KEY)")
+        conn.execute("CREATE TABLE child_rows (parent integer REFERENCES parent_rows)")
+        with pytest.raises(StoreError) as caught, translated(store_url):
+            conn.execute("INSERT INTO child_rows VALUES (1)")
+    said = str(caught.value)
+    assert "foreign key" in said and "recusou" in said, said
+    assert "conectar" not in said, said
