@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import select
 import signal
 import subprocess
@@ -16,6 +17,9 @@ from typing import Any
 from tests.support.docai_cli import DOCAI, docai_env
 
 NO_SERVER = "http://127.0.0.1:9"  # nothing listens: the server must never call a model
+# The server's address space, capped: a parser bomb that escapes its limit costs this
+# machine at most this (and shows as a failed call), not gigabytes.
+CAP_BYTES = 3 << 30
 # A reply that has not come by then never will: a wedged server, not a slow machine.
 REPLY_TIMEOUT_S = 240.0
 
@@ -28,7 +32,8 @@ class Server:
         self._stderr = self.stderr_path.open("wb")
         self.process = subprocess.Popen(
             [DOCAI, "mcp", "--docs", str(docs), *extra], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=self._stderr, env=docai_env(home, NO_SERVER))
+            stdout=subprocess.PIPE, stderr=self._stderr, env=docai_env(home, NO_SERVER),
+            preexec_fn=cap_memory)
         self._next_id = 100
         self._replies: dict[int, dict[str, Any]] = {}
         self._pending = b""
@@ -92,6 +97,11 @@ class Server:
             if stream is not None:
                 stream.close()
         self._stderr.close()
+
+
+def cap_memory() -> None:
+    """In the child before it runs docai: the address-space cap (CAP_BYTES)."""
+    resource.setrlimit(resource.RLIMIT_AS, (CAP_BYTES, CAP_BYTES))
 
 
 def text_of(result: dict[str, Any]) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from tests.cli.mcp_wire import cap_memory
 from tests.loading.bomb_pdfs import fan_out_pdf
 from tests.support.docai_cli import DOCAI, docai_env
 from tests.support.fake_ollama import FakeOllama
@@ -35,7 +36,8 @@ def test_the_repl_goes_on_past_hostile_files_and_finds_the_new_page(tmp_path: Pa
     with FakeOllama(reply="Resposta [1].", think_shape="none") as fake:
         child = pexpect.spawn(DOCAI, ["--docs", str(docs), "--dense", "off"],
                               env=docai_env(tmp_path, fake.url), encoding="utf-8",
-                              timeout=EXPECT_TIMEOUT_S, dimensions=(40, 160))
+                              timeout=EXPECT_TIMEOUT_S, dimensions=(40, 160),
+                              preexec_fn=cap_memory)
         child.expect(PROMPT)
         (docs / ".gitignore").write_text("[z-a]\n\\\n!\nrascunho.md\n", encoding="utf-8")
         (docs / "bomba.pdf").write_bytes(fan_out_pdf())
