@@ -117,6 +117,8 @@ class Settings:
     # turns it off. `embed_model` None: the bundled multilingual E5, in-process; a name: that
     # model on the chat server; AUTO_EMBED_MODEL: the best one installed in Ollama.
     dense: bool = True
+    # Questions only about this file or folder of the collection (`--only`, `/pasta`).
+    only: str | None = None
     embed_model: str | None = None
     retrieval: str = DEFAULT_METHOD  # one of `METHODS`
     json_output: bool = False

@@ -15,7 +15,8 @@ from typing import TextIO
 from docai import messages
 from docai.cli.output.report import nothing_to_search, print_index_notes
 from docai.cli.progress import progress_bar
-from docai.cli.terminal_text import strip_controls
+from docai.cli.scope import restricted
+from docai.cli.terminal_text import one_line, strip_controls
 from docai.errors import DocaiError, DocsFolderError
 from docai.index.build_report import BuildReport, PhaseTimings
 from docai.loading import unsupported_suffixes
@@ -61,6 +62,13 @@ def open_retrieval(
             method=settings.retrieval) + "\n")
     if (problem := empty_index_problem(report, settings.docs_dir)) is not None:
         raise DocsFolderError(problem)
+    if settings.only:  # a part of the collection: ranked by words, said once
+        index = restricted(index, settings.only)
+        if notes and settings.verbosity > QUIET:
+            err.write(messages.ONLY_WORDS.format(path=one_line(settings.only),
+                                                 files=index.chunks.file_count(),
+                                                 chunks=len(index.chunks)) + "\n")
+        return Opened(index, report, None)
 
     dense = open_dense(settings, index.chunks, progress=bar, warn=_warner(err),
                        params=index.params)

@@ -103,6 +103,16 @@ REPL_HELP_REINDEX = "relê a pasta de documentos e atualiza o índice"
 REPL_HELP_QUIT = "encerra, como Ctrl-D"
 # {commands}: the slash commands with their arguments; {words}: the commands without a slash.
 REPL_UNKNOWN_COMMAND = "comando desconhecido: {command}. Comandos: {commands} (e {words})"
+ONLY_NOTHING_THERE = (
+    "nenhum arquivo da coleção está em {path!r} (um arquivo ou pasta relativo à pasta de "
+    "documentos; algumas pastas: {folders})"
+)
+ONLY_WORDS = "Só {path}: {files} arquivo(s), {chunks} trecho(s); busca só por palavras nesta parte."
+ARGS_ONLY_HELP = "pergunta só sobre este arquivo ou pasta da coleção (ex.: --only api/)"
+REPL_HELP_FOLDER = "pergunta só sobre um arquivo ou pasta (/pasta - volta à coleção toda; @arquivo.md pergunta: só uma vez)"
+REPL_SCOPE_WHOLE = "Perguntas sobre a coleção toda."
+REPL_SCOPE_CURRENT = "Perguntas só sobre {path}; /pasta - volta à coleção toda."
+REPL_AT_USAGE = "use @ARQUIVO pergunta, ex.: @guia.md como instalo?"
 REPL_DID_YOU_MEAN = "comando desconhecido: {command}; você quis dizer {match}? (/ajuda lista todos)"
 REPL_HELP_ALSO = " (também {names})"
 REPL_NO_SOURCES = "Ainda não há fontes: faça uma pergunta primeiro."

@@ -10,6 +10,7 @@ import resource
 import select
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,14 @@ NO_SERVER = "http://127.0.0.1:9"  # nothing listens: the server must never call 
 # The server's address space, capped: a parser bomb that escapes its limit costs this
 # machine at most this (and shows as a failed call), not gigabytes.
 CAP_BYTES = 3 << 30
+# Runs a command and, once it has ended, prints the peak resident memory of it and of every
+# process it started and waited for (the kernel's account of waited-for children).
+MEASURED = """
+import resource, subprocess, sys
+status = subprocess.run(sys.argv[1:]).returncode
+sys.stderr.write("\\npeak_kb=%d\\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(status)
+"""
 # A reply that has not come by then never will: a wedged server, not a slow machine.
 REPLY_TIMEOUT_S = 240.0
 
@@ -27,11 +36,14 @@ REPLY_TIMEOUT_S = 240.0
 class Server:
     """`docai mcp --docs DOCS` started, initialised, and driven line by line."""
 
-    def __init__(self, home: Path, docs: Path, *extra: str) -> None:
+    def __init__(self, home: Path, docs: Path, *extra: str, measured: bool = False) -> None:
+        """`measured`: run through MEASURED, so that `peak_kb()` can be read after `stop()`
+        (`process` is then that wrapper, not docai)."""
         self.stderr_path = home / "server-stderr.txt"
         self._stderr = self.stderr_path.open("wb")
+        wrapper = [sys.executable, "-c", MEASURED] if measured else []
         self.process = subprocess.Popen(
-            [DOCAI, "mcp", "--docs", str(docs), *extra], stdin=subprocess.PIPE,
+            [*wrapper, DOCAI, "mcp", "--docs", str(docs), *extra], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self._stderr, env=docai_env(home, NO_SERVER),
             preexec_fn=cap_memory)
         self._next_id = 100
@@ -85,17 +97,27 @@ class Server:
         self._stderr.flush()
         return self.stderr_path.read_text(encoding="utf-8", errors="replace")[-3000:]
 
+    def peak_kb(self) -> int:
+        """The peak resident memory of docai and its processes (a `measured` server, after
+        `stop`)."""
+        said = self.stderr_path.read_text(encoding="utf-8", errors="replace")
+        return int(said.rsplit("peak_kb=", 1)[1].split()[0])
+
     def stop(self) -> None:
-        if self.process.poll() is None:
+        """End the session as an agent does (its stdin closed), then by signal if need be."""
+        if self.process.stdin is not None and not self.process.stdin.closed:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
             self.process.send_signal(signal.SIGTERM)
         try:
             self.process.wait(timeout=60)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-        for stream in (self.process.stdin, self.process.stdout):
-            if stream is not None:
-                stream.close()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
         self._stderr.close()
 
 

@@ -33,6 +33,7 @@ REPLIES = {
     "/k": messages.REPL_K_SET.format(k=5),
     "/modelo": messages.REPL_MODEL_SET.format(model="llama3.2"),
     "/reindexar": messages.REPL_REINDEXED.format(files=1, chunks=1),
+    "/pasta": messages.REPL_SCOPE_WHOLE,  # alone: which part is asked about
     "/limpar": "",  # a pipe has no screen to clear: nothing said, the session goes on
     "/nova": messages.REPL_NEW_CONVERSATION,
     "/denovo": messages.REPL_NOTHING_TO_RETRY,  # a new session has no last answer
@@ -121,6 +122,8 @@ def test_the_help_shows_every_command_with_the_current_values(new_session: NewSe
         "  /modelo NOME       troca o modelo (agora: deepseek-r1) (também /model)\n"
         "  /reindexar         relê a pasta de documentos e atualiza o índice (também"
         " /reindex)\n"
+        "  /pasta CAMINHO     pergunta só sobre um arquivo ou pasta (/pasta - volta à"
+        " coleção toda; @arquivo.md pergunta: só uma vez) (também /folder, /only)\n"
         "  /nova              começa uma conversa nova, sem as perguntas anteriores"
         " (também /new, /reset)\n"
         "  /denovo            gera de novo a última resposta, sem usar o cache (também"
@@ -152,7 +155,7 @@ def test_an_unknown_command_names_every_command(new_session: NewSession) -> None
     assert hint == (
         "comando desconhecido: /xyz. Comandos: /ajuda, /fontes [N], /abrir [N], /pensamento, "
         "/k N, "
-        "/modelo NOME, /reindexar, /nova, /denovo, /limpar, /sessoes, /retomar N, "
+        "/modelo NOME, /reindexar, /pasta CAMINHO, /nova, /denovo, /limpar, /sessoes, /retomar N, "
         "/salvar ARQUIVO, /copiar, /info, /set NOME VALOR, /editar (e sair)\n"
     )
     for command in COMMANDS:

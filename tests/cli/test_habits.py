@@ -336,3 +336,48 @@ def test_a_first_start_says_three_things_and_nothing_that_works_as_expected(
         f"docai pronto: 2 arquivo(s), 4 trecho(s) de {docs}; modelo deepseek-r1.",
         "Faça uma pergunta. /ajuda mostra os comandos; sair encerra.",
     ], shown
+
+
+def test_only_restricts_a_question_to_a_file_or_folder_of_the_collection(
+    tmp_path: Path, docs: Path, fake: FakeOllama, docai: InProcessDocai
+) -> None:
+    docai.use_env(tmp_path, fake.url)
+    question = "Como instalo o docai e escolho o modelo?"  # both files have a say
+    every = ("--docs", docs, "--min-coverage", "0")  # the ranking alone, no bar
+    whole = json.loads(docai("search", "--json", question, *every).stdout)
+    assert {hit["source"] for hit in whole["results"]} == {"guide/install.md", "config.md"}
+    for only, expected in (("config.md", {"config.md"}), ("guide/", {"guide/install.md"})):
+        done = docai("search", "--json", "--only", only, question, *every)
+        assert done.returncode == 0, done.stderr
+        assert {hit["source"] for hit in json.loads(done.stdout)["results"]} == expected
+    asked = docai("ask", "--json", "--only", "config.md", "Qual é o modelo padrão?",
+                  "--docs", docs)
+    assert {s["source"] for s in json.loads(asked.stdout)["sources"]} == {"config.md"}
+    nowhere = docai("ask", "--only", "api", question, "--docs", docs)
+    assert nowhere.returncode == 2 and "nenhum arquivo da coleção está em 'api'" in nowhere.stderr
+
+
+def test_pasta_and_at_file_restrict_the_repl_questions(
+    tmp_path: Path, docs: Path, fake: FakeOllama
+) -> None:
+    child = pexpect.spawn(DOCAI, ["--docs", str(docs)], env=docai_env(tmp_path, fake.url),
+                          encoding="utf-8", timeout=60, dimensions=(40, 200))
+    child.expect(PROMPT)
+    # Each question is answered by the other file: within the part, the docs do not cover it.
+    child.sendline(f"@config.md {QUESTION}")
+    child.expect("Não encontrei nada sobre isso")
+    child.expect(PROMPT)
+    child.sendline("/pasta guide")
+    child.expect("Perguntas só sobre guide")
+    child.sendline("Qual é o padrão de --num-ctx?")
+    child.expect("Não encontrei nada sobre isso")
+    child.expect(PROMPT)
+    assert not fake.chat_requests
+    child.sendline("/pasta -")
+    child.expect("Perguntas sobre a coleção toda")
+    child.sendline("Qual é o padrão de --num-ctx?")  # the whole collection again
+    child.expect(r"Resposta 1\.")
+    child.sendline(QUESTION)  # and @ held for one question only
+    child.expect(r"Resposta 2\.")
+    child.sendline("sair")
+    child.expect(pexpect.EOF)

@@ -144,9 +144,9 @@ def test_parser_bombs_added_while_serving_are_skipped_within_the_time_limit(
 ) -> None:
     """SIGALRM reaches only a main thread, and the SDK runs tools in worker threads: the
     parse must happen where its time limit holds; and a PDF whose forms fan out to
-    gigabytes must not take the server down with it."""
+    gigabytes must not take the server down with it, nor take a gigabyte."""
     docs = folder_of(tmp_path, 3)
-    server = Server(tmp_path, docs)
+    server = Server(tmp_path, docs, measured=True)
     try:
         server.ask("list_sources")
         settled_write(docs / "colchetes.md", "[" * 300_000)
@@ -161,3 +161,4 @@ def test_parser_bombs_added_while_serving_are_skipped_within_the_time_limit(
         assert sources(server.ask("search_docs", query="zebrafoo", k=1)) == ["novo.md"]
     finally:
         server.stop()
+    assert server.peak_kb() < 1 << 20, server.peak_kb()  # under 1 GiB, every process

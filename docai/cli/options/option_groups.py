@@ -74,6 +74,8 @@ def shared_options(shown: Iterable[str] = ALL_GROUPS, *,
 def _docs_options(parser: ArgumentParser, default: Default) -> None:
     docs = parser.add_argument_group("documentos e índice")
     # None: the environment, the config file or the current folder decide (options/config.py).
+    docs.add_argument("--only", metavar="CAMINHO", default=default(None),
+                      help=messages.ARGS_ONLY_HELP)
     docs.add_argument("--docs", type=Path, metavar="PASTA", action="append",
                       default=default(None),
                       help=f"pasta de documentação (ou {ENV_DOCS}; padrão: {CANDIDATES}); "

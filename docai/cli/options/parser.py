@@ -258,6 +258,7 @@ def settings_from_args(
         show_thinking=values["show_thinking"].value,
         think=values["thinking"].value,
         dense=values["dense"].value,
+        only=getattr(args, "only", None),
         embed_model=values["embedder"].value,
         retrieval=args.retrieval,
         json_output=args.json_output,

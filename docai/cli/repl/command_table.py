@@ -33,6 +33,7 @@ from docai.cli.repl.server_check import (
 from docai.cli.repl.session import Session
 from docai.cli.repl.sessions import list_sessions, resume_session
 from docai.cli.repl.transcript import save_conversation
+from docai.cli.scope import normalised
 from docai.cli.terminal_text import one_line, strip_controls
 from docai.index.build_report import BuildReport
 from docai.index.chunk_table import ChunkTable
@@ -279,6 +280,36 @@ def reindexed_line(report: BuildReport, before: set[str], after: set[str],
     return " ".join(parts)
 
 
+def _folder(session: Session, argument: str) -> None:
+    """`/pasta PATH`: the next questions only about that file or folder (`--only`);
+    `/pasta -` (or `/`) the whole collection again; alone, which is in force."""
+    answerer = session.answerer
+    if not argument:
+        only = answerer.settings.only
+        session.say(messages.REPL_SCOPE_CURRENT.format(path=one_line(only)) if only
+                    else messages.REPL_SCOPE_WHOLE)
+        return
+    only = None if argument in ("-", "/", ".") else normalised(argument)
+    set_scope(session, only)
+    _folder(session, "")
+
+
+def set_scope(session: Session, only: str | None) -> bool:
+    """Ask about `only` (None: the whole collection) from now on; False, said, when the
+    collection has nothing there (the scope in force stays)."""
+    answerer = session.answerer
+    before = answerer.settings
+    if before.only == only:
+        return True
+    answerer.reconfigure(replace(before, only=only), answerer.backend)
+    opened = reopen(session)
+    if isinstance(opened, str):
+        answerer.reconfigure(before, answerer.backend)
+        session.say(messages.ERROR_PREFIX.format(message=strip_controls(opened)))
+        return False
+    return True
+
+
 def _new_conversation(session: Session, _argument: str) -> None:
     session.conversation = Conversation()
     if session.log is not None:
@@ -319,6 +350,7 @@ COMMANDS: tuple[ReplCommand, ...] = (
     ReplCommand(("/k",), "N", messages.REPL_HELP_K, _top_k),
     ReplCommand(("/modelo", "/model"), "NOME", messages.REPL_HELP_MODEL, _model),
     ReplCommand(("/reindexar", "/reindex"), "", messages.REPL_HELP_REINDEX, _reindex),
+    ReplCommand(("/pasta", "/folder", "/only"), "CAMINHO", messages.REPL_HELP_FOLDER, _folder),
     ReplCommand(("/nova", "/new", "/reset"), "", messages.REPL_HELP_NEW, _new_conversation),
     ReplCommand(("/denovo", "/retry"), "", messages.REPL_HELP_RETRY, _retry),
     ReplCommand(("/limpar", "/clear", "clear"), "", messages.REPL_HELP_CLEAR, _clear_screen),

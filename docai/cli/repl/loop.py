@@ -29,7 +29,7 @@ from docai.answer.answerer import Answerer
 from docai.cli.commands.ask import has_words
 from docai.cli.repl.asking import ask
 from docai.cli.repl.background import BackgroundPass
-from docai.cli.repl.command_table import find_command, run_command
+from docai.cli.repl.command_table import find_command, run_command, set_scope
 from docai.cli.repl.completion import ReplCompleter
 from docai.cli.repl.editor import editor_bindings
 from docai.cli.repl.info import SETTABLE
@@ -37,6 +37,7 @@ from docai.cli.repl.multiline import block_bindings, join_blocks, unwrap_block
 from docai.cli.repl.server_check import ServerState, ServerWatch, start_note, watched_backend
 from docai.cli.repl.session import Session
 from docai.cli.repl.sessions import open_session_log, resumable_numbers
+from docai.cli.scope import normalised
 from docai.cli.startup import dense_coverage, open_retrieval
 from docai.cli.terminal_text import one_line, strip_controls
 from docai.index.freshness import folder_state
@@ -126,9 +127,27 @@ def handle_line(line: str, session: Session) -> bool:
             if not session.interactive:
                 raise
             session.out.write(messages.INTERRUPTED + "\n")
+    elif text.startswith("@"):
+        _ask_within(text, session)
     else:
         ask(text, session)
     return not session.leaving
+
+
+def _ask_within(text: str, session: Session) -> None:
+    """`@guia.md como instalo?`: one question about that file or folder only; the scope in
+    force before it comes back after the answer."""
+    path, _, question = text[1:].partition(" ")
+    if not path or not has_words(question):
+        session.say(messages.REPL_AT_USAGE)
+        return
+    before = session.answerer.settings.only
+    if not set_scope(session, normalised(path)):
+        return
+    try:
+        ask(question.strip(), session)
+    finally:
+        set_scope(session, before)
 
 
 def _terminal_lines(session: Session, *, announce: bool) -> Iterable[str]:
