@@ -1,18 +1,20 @@
 """The REPL's folder follower (the real process in a pty) when what lands in the folder
 is hostile: an ignore file git would half-skip, a PDF whose forms fan out to gigabytes, a
 Markdown file that keeps markdown-it busy for minutes, a file dated a year ahead. The
-session goes on, answers from what could be read, and the new page is found."""
+session goes on, answers from what could be read, and the new page is found; docai and
+every process it started stay under 1 GiB."""
 
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 
 import pexpect
 import pytest
 
-from tests.cli.mcp_wire import cap_memory
+from tests.cli.mcp_wire import MEASURED, cap_memory
 from tests.loading.bomb_pdfs import fan_out_pdf
 from tests.support.docai_cli import DOCAI, docai_env
 from tests.support.fake_ollama import FakeOllama
@@ -34,7 +36,8 @@ def settle(path: Path) -> None:
 def test_the_repl_goes_on_past_hostile_files_and_finds_the_new_page(tmp_path: Path) -> None:
     docs = write_docs(tmp_path / "docs")
     with FakeOllama(reply="Resposta [1].", think_shape="none") as fake:
-        child = pexpect.spawn(DOCAI, ["--docs", str(docs), "--dense", "off"],
+        child = pexpect.spawn(sys.executable, ["-c", MEASURED, DOCAI, "--docs", str(docs),
+                                               "--dense", "off"],
                               env=docai_env(tmp_path, fake.url), encoding="utf-8",
                               timeout=EXPECT_TIMEOUT_S, dimensions=(40, 160),
                               preexec_fn=cap_memory)
@@ -62,4 +65,6 @@ def test_the_repl_goes_on_past_hostile_files_and_finds_the_new_page(tmp_path: Pa
             time.sleep(0.2)  # the poll's pace, not a wait for an event
         assert found
         child.sendline("sair")
+        child.expect(r"peak_kb=(\d+)")  # docai and every process it started, at their peak
+        assert int(child.match.group(1)) < 1 << 20  # under 1 GiB
         child.expect(pexpect.EOF)
