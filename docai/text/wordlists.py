@@ -22,9 +22,11 @@ ENGLISH_SYNONYMS = _DATA / "synonyms_en.txt"
 FOLLOWUP_MARKERS = _DATA / "followup_markers.txt"
 # Generated from the tokenizer by scripts/make_token_words.py, not kept by hand.
 ENGLISH_SINGLE_TOKENS = _DATA / "english_single_tokens.txt"
-# Generated from simplemma's lemma lists by scripts/make_vocabularies.py (`vocabulary`).
-PORTUGUESE_VOCABULARY = _DATA / "vocabulary_pt.txt"
-ENGLISH_VOCABULARY = _DATA / "vocabulary_en.txt"
+# Generated from simplemma's dictionaries by scripts/make_vocabularies.py (`vocabulary`):
+# sorted hashes of every word form (.npy, not text: 0.85 million Portuguese forms). Not in
+# WORD_LISTS: they decide refusal, not the terms an index holds.
+PORTUGUESE_VOCABULARY = _DATA / "vocabulary_pt.npy"
+ENGLISH_VOCABULARY = _DATA / "vocabulary_en.npy"
 
 WORD_LISTS: tuple[Traversable, ...] = (
     PORTUGUESE_STOP_WORDS,
@@ -34,8 +36,6 @@ WORD_LISTS: tuple[Traversable, ...] = (
     ENGLISH_SYNONYMS,
     ENGLISH_SINGLE_TOKENS,
     FOLLOWUP_MARKERS,
-    PORTUGUESE_VOCABULARY,
-    ENGLISH_VOCABULARY,
 )
 
 COMMENT = "#"
