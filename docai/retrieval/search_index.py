@@ -289,10 +289,10 @@ class SearchIndex:
             self._matrix.counts, rows, concepts, weights, self.params
         )
 
-    def names_unknown(self, question: str) -> bool:
-        """Whether the question names something the collection never contains."""
+    def specific_unknown(self, question: str) -> bool:
+        """Whether the question names (or a rare word means) what the collection lacks."""
         concepts = self._concepts(question)
-        return bool((concepts.flags()[1] & ~concepts.known()).any())
+        return bool((concepts.flags()[0] & ~concepts.known()).any())
 
     def concept_weights(self, concepts: Concepts) -> np.ndarray:
         """Each concept's weight in the coverage of a question (`coverage.concept_weights`)."""

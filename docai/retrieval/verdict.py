@@ -135,12 +135,12 @@ def passages(
 
 def _rendered(index: SearchIndex, candidates: Candidates | None, covered: str) -> str | None:
     """`covered` in the passages' language, for an English question about Portuguese docs
-    that names nothing the collection lacks (a name stays a name, whichever words surround
-    it). A Portuguese question's concepts already hold their English renderings (the
+    whose names and rare words the collection holds (a name it lacks stays a name, whichever
+    words surround it). A Portuguese question's concepts already hold their English renderings (the
     glossary), so its rendering only judged it more leniently: two uncovered Click questions
     were answered."""
     crossing = None if candidates is None else candidates.crossing
-    if crossing is None or crossing.question_language != ENGLISH or index.names_unknown(covered):
+    if crossing is None or crossing.question_language != ENGLISH or index.specific_unknown(covered):
         return None
     return crossing.render(covered)
 

@@ -132,10 +132,13 @@ def query_concepts(
     english, portuguese = stemmers[ENGLISH], stemmers[PORTUGUESE]
     english_question = tokens.surely_english()
     glossary: Translations = {} if english_question else translated
-    # Each folded word as the user wrote it: vocabularies hold "área", not "area".
+    # Each folded word as the user wrote it: vocabularies hold "área", not "area". Only a
+    # Portuguese question's lower-case words are looked up as possible names: an English
+    # question's rare words are specific already (`is_rare_english`), and as names they
+    # refused covered questions that mention a tool in passing ("pytest", "venv": mypy).
     written = {fold_marks(word).casefold(): word.casefold() for word in re.findall(r"\w+", text)}
-    languages = ((ENGLISH,) if english_question
-                 else (PORTUGUESE,) if tokens.language() == PORTUGUESE else (ENGLISH, PORTUGUESE))
+    portuguese_question = not english_question and tokens.language() == PORTUGUESE
+    languages = (PORTUGUESE,)
     concepts: list[Concept] = []
     for token, is_word in tokens.tokens:
         if not is_word and token.casefold() in _ABBREVIATION_TOKENS:
@@ -165,7 +168,7 @@ def query_concepts(
             related=tuple(s for s in dict.fromkeys(synonyms) if s not in terms + renderings),
             named=named,
             word="" if named or acronym or renderings or not token.islower()
-            else written.get(token, token),
+            or not portuguese_question else written.get(token, token),
             languages=languages,
         ))
     return concepts

@@ -30,9 +30,10 @@ from docai.text.tokenise import tokenise
 
 @functools.cache
 def _tables() -> tuple[dict[str, str | None], dict[str, str | None]]:
-    """(Portuguese stem -> its first two English renderings, English stem -> the first
-    Portuguese word rendered by it). Two, because a glossary entry's first rendering is
-    not always the sense a question means ("modelo": template model)."""
+    """(Portuguese stem -> its first English rendering, English stem -> the first Portuguese
+    word rendered by it). One: with two, the second added noise to long questions (mypy's
+    Portuguese questions lost two passages from the top 3; the cross-language sets were the
+    same but for one Flask question)."""
     stemmers = snowball_stemmers()
     to_english: dict[str, str | None] = {}  # None: a function word ("antes": before)
     to_portuguese: dict[str, str | None] = {}
@@ -41,7 +42,7 @@ def _tables() -> tuple[dict[str, str | None], dict[str, str | None]]:
         if not english:
             to_english.setdefault(stemmers[PORTUGUESE](word), None)
             continue
-        to_english.setdefault(stemmers[PORTUGUESE](word), " ".join(english[:2]))
+        to_english.setdefault(stemmers[PORTUGUESE](word), " ".join(english[:1]))
         for rendering in english:
             to_portuguese.setdefault(stemmers[ENGLISH](rendering), word)
     return to_english, to_portuguese
