@@ -44,8 +44,8 @@ def test_a_portuguese_question_finds_the_english_page_and_is_answered_from_it(
     searched = run(tmp_path, ollama.url, "search", "--json", EXIT_STATUS)
     assert searched.returncode == 0, searched.stderr
     hits = json.loads(searched.stdout)["results"]
-    assert hits and hits[0]["source"] == "commands.md"
-    assert "exit with status 2" in hits[0]["text"]
+    assert any(hit["source"] == "commands.md" and "exit with status 2" in hit["text"]
+               for hit in hits[:3])
 
     asked = run(tmp_path, ollama.url, "ask", EXIT_STATUS)
     assert asked.returncode == 0, asked.stderr
