@@ -20,8 +20,13 @@ ArgumentChoices = Callable[[], Iterable[str]]
 SAVE_COMMAND = "/salvar"  # its argument is a file path
 
 
-def command_names() -> list[str]:
-    return sorted({name for command in COMMANDS for name in command.names if name[0] == "/"})
+def command_names(typed: str = "/") -> list[str]:
+    """The slash names starting with `typed`, one per command (its first such name): `/mo`
+    completes to `/modelo`, not to a choice between it and its English `/model`."""
+    found = {next((name for name in command.names
+                   if name[0] == "/" and name.startswith(typed)), None)
+             for command in COMMANDS}
+    return sorted(name for name in found if name is not None)
 
 
 class ReplCompleter(Completer):
@@ -38,7 +43,7 @@ class ReplCompleter(Completer):
         typed = document.text_before_cursor.lstrip()
         if " " not in typed:
             if typed.startswith("/"):
-                for name in command_names():
+                for name in command_names(typed.casefold()):
                     if name.startswith(typed.casefold()):
                         # With its space, as a shell completes a word: the argument follows.
                         yield Completion(name + " ", start_position=-len(typed), display=name)
