@@ -35,8 +35,12 @@ def word_hash(folded: str) -> int:
 def known_word(word: str, languages: tuple[str, ...]) -> bool:
     """Whether `word` (lower case, accents or not) is a word form of any of `languages`
     (`language.ENGLISH`, `PORTUGUESE`)."""
-    key = word_hash(fold_marks(word).casefold())
-    return any(_holds(_vocabulary(language), key) for language in languages)
+    folded = fold_marks(word).casefold()
+    keys = [word_hash(folded)]
+    if PORTUGUESE in languages and folded.endswith("mente") and len(folded) > 7:
+        keys.append(word_hash(folded[:-5]))  # an adverb the forms lack: "realmente" -> real
+    return any(_holds(_vocabulary(language), key)
+               for language in languages for key in keys)
 
 
 def _holds(hashes: np.ndarray, key: int) -> bool:
