@@ -125,6 +125,8 @@ def test_skipped_files_are_counted_with_the_command_that_lists_why(
     assert result.returncode == 0, result.stderr
     command = f"docai index --docs '{folder}' --cache-dir {tmp_path / 'cache'}"
     assert f"1 arquivo(s) ignorado(s); `{command}` mostra os motivos" in result.stderr
+    again = docai("search", "pip", "--docs", folder, "--cache-dir", tmp_path / "cache")
+    assert "ignorado(s)" not in again.stderr  # said once, not at every command
     listed = docai("index", "--docs", folder, "--cache-dir", tmp_path / "cache")
     assert "vazio.md: nenhum texto sobrou depois de remover a marcação (só títulos" in (
         listed.stdout + listed.stderr)

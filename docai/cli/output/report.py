@@ -126,7 +126,9 @@ def print_index_notes(
     notes = status_lines(report)
     if (update := update_line(report)) is not None:
         notes.append(update)
-    if report.skipped:
+    # Said when files were read (the news), not again at every command while the same files
+    # stay skipped (a /salvar transcript in the docs folder, say).
+    if report.skipped and (report.new or report.changed or report.cache_status):
         notes.append(messages.SEARCH_SKIPPED.format(
             count=len(report.skipped), command=index_command(docs_dir, cache_dir)))
     for line in notes:
