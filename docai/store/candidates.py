@@ -56,6 +56,8 @@ class StoreCandidates(SearchIndex):
     _ranked: tuple[tuple[str, int], tuple[np.ndarray, np.ndarray] | None] | None = None
     # A dense question's read (`vector_queries.Prefetch`) and the vectors it brought, by key
     prefetched: tuple[Any, dict[str, np.ndarray]] | None = None
+    # The pack rows of the chunks, in their order, when the packs ranked them
+    _pack_rows: list[int] | None = None
 
     def rank(self, question: str, k: int) -> tuple[np.ndarray, np.ndarray] | None:
         if self._ranked is not None and self._ranked[0] == (question, k):

@@ -188,8 +188,9 @@ def _index(
 
 
 def _packed(conn: psycopg.Connection[Any], generation: int) -> bool:
-    """Whether the generation's packs are those of its rows now."""
-    (packed,) = one(conn, "SELECT packed_revision IS NOT DISTINCT FROM revision "
-                    "FROM docai_generations WHERE id = %s", (generation,))
+    """Whether the generation's packs are those of its rows now (and its languages, which
+    an older docai did not write, are written)."""
+    (packed,) = one(conn, "SELECT packed_revision IS NOT DISTINCT FROM revision AND "
+                    "languages IS NOT NULL FROM docai_generations WHERE id = %s", (generation,))
     conn.commit()
     return bool(packed)

@@ -29,6 +29,7 @@ class Generation:
     revision: int
     analyzer_version: str
     packed: bool  # the packs are those of this revision (`docai.store.packs`)
+    languages: str | None = None  # as `docai.store.languages` wrote them (JSON), if it did
 
 
 def collection_names(conn: psycopg.Connection[Any]) -> list[str]:
@@ -39,11 +40,11 @@ def collection_names(conn: psycopg.Connection[Any]) -> list[str]:
 def current_generation(conn: psycopg.Connection[Any], collection: str) -> Generation | None:
     row = conn.execute(
         "SELECT g.id, g.chunks, g.total_length, g.revision, g.analyzer_version, "
-        "g.packed_revision IS NOT DISTINCT FROM g.revision "
+        "g.packed_revision IS NOT DISTINCT FROM g.revision, g.languages "
         "FROM docai_collections c JOIN docai_generations g ON g.id = c.current_generation "
         "WHERE c.name = %s", (collection,)).fetchone()
-    return (Generation(int(row[0]), int(row[1]), int(row[2]), int(row[3]), row[4], bool(row[5]))
-            if row else None)
+    return (Generation(int(row[0]), int(row[1]), int(row[2]), int(row[3]), row[4], bool(row[5]),
+                       row[6]) if row else None)
 
 
 def document_frequencies(
@@ -62,7 +63,7 @@ def document_frequencies(
 GENERATION_AND_PACKS = """
 WITH g AS (
     SELECT g.id, g.chunks, g.total_length, g.revision, g.analyzer_version,
-           g.packed_revision IS NOT DISTINCT FROM g.revision AS packed
+           g.packed_revision IS NOT DISTINCT FROM g.revision AS packed, g.languages
     FROM docai_collections c JOIN docai_generations g ON g.id = c.current_generation
     WHERE c.name = %(collection)s
 ), found AS (
@@ -73,7 +74,7 @@ WITH g AS (
     LEFT JOIN docai_packs p ON p.generation_id = g.id AND p.term_id = t.id
 )
 SELECT g.id, g.chunks, g.total_length, g.revision, g.analyzer_version, g.packed,
-       found.id, found.term, found.df, found.postings
+       g.languages, found.id, found.term, found.df, found.postings
 FROM g LEFT JOIN found ON true
 """
 
@@ -87,12 +88,12 @@ def generation_and_packs(
     generation: Generation | None = None
     known: dict[str, tuple[int, int]] = {}
     packs: dict[str, tuple[int, bytes]] = {}
-    for (gid, chunks, total, revision, analyzer, packed, term_id, term, df,
+    for (gid, chunks, total, revision, analyzer, packed, languages, term_id, term, df,
          postings) in conn.execute(GENERATION_AND_PACKS, {
              "collection": collection, "terms": list(terms), "ranked": list(ranked)},
              binary=True):
         generation = Generation(int(gid), int(chunks), int(total), int(revision), analyzer,
-                                bool(packed))
+                                bool(packed), languages)
         if term_id is None:
             continue
         known[term] = (int(term_id), int(df))

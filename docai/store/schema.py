@@ -34,7 +34,7 @@ from docai import messages
 from docai.redaction import redact_url
 from docai.store.errors import StoreError
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 # Serialises schema creation between processes (an arbitrary constant of docai's).
 SCHEMA_LOCK_KEY = 0x646F6361_69000001
 
@@ -182,6 +182,11 @@ CREATE INDEX IF NOT EXISTS docai_windows_generation ON docai_windows (generation
 DELETE FROM docai_term_stats WHERE df <= 0;
 DELETE FROM docai_terms t WHERE NOT EXISTS (
     SELECT 1 FROM docai_term_stats s WHERE s.term_id = t.id);
+""",
+    5: """
+-- the collection's languages, sampled as the local index samples them, written with the
+-- packs (`docai.store.languages`; NULL until the next indexing run packs the generation)
+ALTER TABLE docai_generations ADD COLUMN IF NOT EXISTS languages text;
 """,
 }
 

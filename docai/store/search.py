@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -28,8 +28,9 @@ from docai import messages
 from docai.index.scoring import lucene_idf, smooth_idf_of
 from docai.records import Chunk, Hit
 from docai.redaction import redact_url
+from docai.retrieval import crosslang
 from docai.retrieval.params import DEFAULT_METHOD, DEFAULT_PARAMS, RetrievalParams
-from docai.store import packs, queries, schema, vector_queries
+from docai.store import languages, packs, queries, schema, vector_queries
 from docai.store.candidates import StoreCandidates, average_length
 from docai.store.connection import connect, lost_error
 from docai.store.errors import StoreDamaged, StoreError
@@ -95,9 +96,36 @@ class StoreIndex:
             self._conn.close()
             self._conn = None
 
+    @property
+    def languages(self) -> Mapping[str, float]:
+        """The collection's languages, sampled by the indexer as the local index samples
+        them (`docai.store.languages`); {} for a generation without them (not bridged)."""
+        return languages.read(self._generation.languages)
+
     # --- the interface of SearchIndex -------------------------------------------------------
     def rank(self, question: str, k: int) -> tuple[np.ndarray, np.ndarray] | None:
-        return self.candidates(question, k).rank(question, k)
+        """A bridged question's joined rendering (`crosslang`), ranked right after the
+        question, is ranked over the question's candidates with its own appended: both
+        rankings then number the same rows, as the local index's do (`verdict.rank` fuses
+        them), and the candidates stay the question's for judging it."""
+        beside = self._last if self._last is not None and self._joins(self._last[0],
+                                                                       question) else None
+        candidates = self.candidates(question, k, beside=beside)
+        ranking = candidates.rank(question, k)
+        if beside is not None:  # an indexer moved it on: ranked by its own words alone
+            if ranking is None or candidates._generation != beside[1]._generation:
+                self._last = beside
+                return None
+            self._last = (beside[0], candidates)
+        return ranking
+
+    def _joins(self, ranked: str, question: str) -> bool:
+        """Whether `question` is `ranked` joined by its rendering (a bridged question)."""
+        crossing = crosslang.bridge(ranked, self.languages)
+        return crossing is not None and crossing.joined(ranked) == question
+
+    def specific_unknown(self, question: str) -> bool:
+        return self._judging(question).specific_unknown(question)
 
     def top_hits(
         self, question: str, ranked: np.ndarray, scores: np.ndarray, k: int,
@@ -126,46 +154,56 @@ class StoreIndex:
         return "\n\n".join(clean_text(text) for text in texts) if texts else None
 
     # --- per question -----------------------------------------------------------------------
-    def candidates(self, question: str, k: int) -> StoreCandidates:
+    def candidates(
+        self, question: str, k: int, *, beside: tuple[str, StoreCandidates] | None = None
+    ) -> StoreCandidates:
         """The question's candidates, as a `SearchIndex` over them with the collection's
         statistics (kept for the steps that follow the ranking).
 
         Two or three statements outside a transaction, each in its own snapshot and each
         checking that the generation is still at the revision the first one saw: one round
         trip each, no BEGIN and COMMIT. When an indexer changed the collection in between,
-        or its packs are not current, the question is read again in one READ ONLY snapshot."""
+        or its packs are not current, the question is read again in one READ ONLY snapshot.
+        `beside`: an earlier question and its candidates, which these begin with (`rank`)."""
         try:
             with self.statements() as conn:
-                candidates = self._read_candidates(conn, question, k, snapshot=False)
+                candidates = self._read_candidates(conn, question, k, False, beside)
         except queries.RevisionMoved:
             candidates = None
         if candidates is None:
             with self.reading() as conn:
-                candidates = self._read_candidates(conn, question, k, snapshot=True)
+                candidates = self._read_candidates(conn, question, k, True, beside)
         assert candidates is not None  # in one snapshot, the generation cannot move
         self._last = (question, candidates)
         return candidates
 
     def _read_candidates(
-        self, conn: psycopg.Connection[Any], question: str, k: int, *, snapshot: bool
+        self, conn: psycopg.Connection[Any], question: str, k: int, snapshot: bool,
+        beside: tuple[str, StoreCandidates] | None,
     ) -> StoreCandidates | None:
         counts = Counter(self._analyzer.query_terms(question))
+        terms = set(self._terms(question))
+        if beside is not None:  # the candidates judge the earlier question: its terms too
+            terms.update(self._terms(beside[0]))
         found, known, packed = queries.generation_and_packs(
-            conn, self.collection, self._terms(question), sorted(counts))
+            conn, self.collection, sorted(terms), sorted(counts))
         generation = self._checked(conn, found)
+        first = beside[1] if beside is not None and beside[1]._generation == generation \
+            else None
         if generation.packed:
-            return self._from_packs(conn, generation, question, k, counts, known, packed)
+            return self._from_packs(conn, generation, question, k, counts, known, packed,
+                                    first)
         if not snapshot:
             return None
-        return self._through_sql(conn, generation, question, k, known)
+        return self._through_sql(conn, generation, question, k, known, first)
 
     def _from_packs(
         self, conn: psycopg.Connection[Any], generation: queries.Generation, question: str,
         k: int, counts: Counter[str], known: dict[str, tuple[int, int]],
-        packed: dict[str, tuple[int, bytes]],
+        packed: dict[str, tuple[int, bytes]], first: StoreCandidates | None,
     ) -> StoreCandidates:
         """The whole collection ranked from the question terms' packs, as the local index
-        ranks it; the candidates are the ranking's chunks, in its order."""
+        ranks it; the candidates are the ranking's chunks, in its order (after `first`'s)."""
         try:
             ranking = packs.rank(self.method, counts, packed, generation.chunks,
                                  average_length(generation), self.params, k)
@@ -185,9 +223,12 @@ class StoreIndex:
         # The chunks and, in the same round trip, the terms of those the client has not
         # read (a term's text and frequency are the same for every chunk of this version).
         cache = self._terms_read.for_version(generation.id, generation.revision)
-        wanted = rows.tolist()
-        # A dense question: the collection's nearest chunks and every vector read with them.
-        prefetch = self.prefetch(conn, question) if self.prefetch is not None else None
+        earlier = [] if first is None or first._pack_rows is None else first._pack_rows
+        wanted = list(dict.fromkeys(earlier + rows.tolist()))
+        # A dense question: the collection's nearest chunks and every vector read with them
+        # (a bridged question's meaning is its joined rendering's, read with that).
+        prefetch = (self.prefetch(conn, question) if self.prefetch is not None
+                    and crosslang.bridge(question, self.languages) is None else None)
         unread = cache.rows_to_read(wanted + list(prefetch.nearest if prefetch else ()))
         vectors: dict[str, np.ndarray] = {}
         try:
@@ -200,7 +241,11 @@ class StoreIndex:
             raise self._damaged() from None
         cache.add(terms, unread)
         candidates = self._assemble(conn, generation, read, known)
-        candidates._ranked = ((question, k), (np.arange(len(rows), dtype=np.int64), scores))
+        place = {row: at for at, row in enumerate(wanted)}
+        candidates._pack_rows = list(dict.fromkeys(wanted + list(prefetch.nearest
+                                                                 if prefetch else ())))
+        candidates._ranked = ((question, k), (
+            np.array([place[row] for row in rows.tolist()], dtype=np.int64), scores))
         if prefetch is not None:
             candidates.prefetched = (prefetch, vectors)
         return candidates
@@ -211,10 +256,11 @@ class StoreIndex:
 
     def _through_sql(
         self, conn: psycopg.Connection[Any], generation: queries.Generation, question: str,
-        k: int, known: dict[str, tuple[int, int]],
+        k: int, known: dict[str, tuple[int, int]], first: StoreCandidates | None,
     ) -> StoreCandidates:
         """While an indexer is changing files (the packs are not this revision's): the top
-        of BM25 and of TF-IDF found by the database, ranked again here over their chunks."""
+        of BM25 and of TF-IDF found by the database (after `first`'s chunks), ranked again
+        here over their chunks."""
         params = self.params
         depth = max(params.rank_depth, 4 * max(k, 1)) + DEPTH_MARGIN
         counts = Counter(t for t in self._analyzer.query_terms(question) if t in known)
@@ -228,6 +274,8 @@ class StoreIndex:
                 (query * lucene_idf(frequency, rows)).tolist(),
                 ((1.0 + np.log(query)) * smooth_idf_of(frequency, rows)).tolist(),
                 k1=params.bm25_k1, b=params.bm25_b, average=average, depth=depth)
+        if first is not None:
+            ids = list(dict.fromkeys(first._ids.tolist() + ids))
         return self._assemble(conn, generation, queries.candidate_chunks(conn, ids), known)
 
     def _assemble(

@@ -8,6 +8,8 @@ from typing import Any, Protocol
 import psycopg
 
 from docai.records import Chunk
+from docai.retrieval.crosslang import Texts
+from docai.retrieval.search_index import SearchIndex
 from docai.store import queries
 
 
@@ -23,6 +25,8 @@ class ChunkSource(Protocol):
 
     def _refresh(self, conn: psycopg.Connection[Any]) -> queries.Generation: ...
 
+    def last_candidates(self) -> SearchIndex | None: ...
+
 
 class StoreChunks:
     """The little of `ChunkTable` the answerer and the REPL ask of a store: a file's first
@@ -33,6 +37,13 @@ class StoreChunks:
 
     def __len__(self) -> int:
         return len(self._index)
+
+    @property
+    def texts(self) -> Texts:
+        """The texts of the last question's candidates, by the rows its rankings number
+        (`verdict.rank` reads a bridged question's passages' languages from them)."""
+        candidates = self._index.last_candidates()
+        return [] if candidates is None else candidates.chunks.texts
 
     def first_of(self, source: str) -> Chunk | None:
         with self._index.reading() as conn:

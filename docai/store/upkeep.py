@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import psycopg
 
-from docai.store import packs
+from docai.store import languages, packs
 from docai.store.arrays import numpy_cursor
 from docai.store.file_rows import write_windows
 
@@ -95,6 +95,7 @@ def write_packs(conn: psycopg.Connection[Any], generation: int) -> None:
                  "FROM docai_new_rows n WHERE c.id = n.id")
     conn.execute("UPDATE docai_generations SET revision = revision + 1, "
                  "packed_revision = revision + 1, updated = now() WHERE id = %s", (generation,))
+    languages.write(conn, generation)
 
 
 def analyze(conn: psycopg.Connection[Any]) -> None:
