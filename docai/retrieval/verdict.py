@@ -96,9 +96,7 @@ def rank(
     if ranking is None:
         return None
     ranked, scores = ranking
-    # A shared store's index does not sample its collection's languages: never bridged.
-    languages = getattr(index, "languages", None)
-    crossing = None if languages is None else bridge(query.ranked, languages)
+    crossing = bridge(query.ranked, index.languages)
     joined = None if crossing is None else index.rank(crossing.joined(query.ranked), k)
     if crossing is not None and joined is not None:
         ranked, scores = fuse(ranked, joined[0], index.chunks.texts, crossing,

@@ -39,6 +39,18 @@ class CandidateSource(Protocol):
     def reading(self) -> AbstractContextManager[psycopg.Connection[Any]]: ...
 
 
+def lookup_terms(analyzer: Analyzer, question: str) -> list[str]:
+    """Every term the question's ranking and coverage may look up."""
+    terms = set(analyzer.query_terms(question))
+    for concept in analyzer.query_concepts(question):
+        terms.update(concept.alternatives)
+        terms.update(concept.terms)
+    for name in multiword_names(question):
+        for concept in analyzer.query_concepts(" ".join(name)):
+            terms.update(concept.terms)
+    return sorted(terms)
+
+
 def average_length(generation: queries.Generation) -> float:
     """Mean terms per chunk, as numpy's mean of the lengths gives it (an exact total)."""
     return generation.total_length / generation.chunks if generation.chunks else 0.0

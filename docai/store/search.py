@@ -31,14 +31,13 @@ from docai.redaction import redact_url
 from docai.retrieval import crosslang
 from docai.retrieval.params import DEFAULT_METHOD, DEFAULT_PARAMS, RetrievalParams
 from docai.store import languages, packs, queries, schema, vector_queries
-from docai.store.candidates import StoreCandidates, average_length
+from docai.store.candidates import StoreCandidates, average_length, lookup_terms
 from docai.store.connection import connect, lost_error
 from docai.store.errors import StoreDamaged, StoreError
 from docai.store.store_chunks import StoreChunks
 from docai.store.term_cache import TermCache
 from docai.store.untrusted import clean_text, local_file
 from docai.text.analysis import ANALYZER_VERSION, Analyzer, default_analyzer
-from docai.text.names import multiword_names
 
 # Candidates fetched past the ranking depth: the database's float sums may order near-ties
 # differently from numpy's, and the exact order is decided here.
@@ -347,15 +346,7 @@ class StoreIndex:
         return self.candidates(question, 1)
 
     def _terms(self, question: str) -> list[str]:
-        """Every term the question's ranking and coverage may look up."""
-        terms = set(self._analyzer.query_terms(question))
-        for concept in self._analyzer.query_concepts(question):
-            terms.update(concept.alternatives)
-            terms.update(concept.terms)
-        for name in multiword_names(question):
-            for concept in self._analyzer.query_concepts(" ".join(name)):
-                terms.update(concept.terms)
-        return sorted(terms)
+        return lookup_terms(self._analyzer, question)
 
     # --- the connection ---------------------------------------------------------------------
     @contextmanager

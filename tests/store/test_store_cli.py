@@ -58,6 +58,32 @@ def test_eval_gives_the_same_figures_and_refusals(home: Path, store_url: str) ->
     assert expected["overall"]["hit@1"] > 0
 
 
+def test_a_generation_without_languages_is_bridged_after_the_next_run(
+    home: Path, store_url: str
+) -> None:
+    """A generation an older docai wrote has no languages: its Portuguese questions about
+    these English docs are ranked by their own words alone until an indexing run, with no
+    file changed, writes the languages; then they get the local index's passages."""
+    index(home, store_url)
+    with psycopg.connect(store_url, autocommit=True) as conn:
+        (written,) = conn.execute("SELECT languages FROM docai_generations").fetchone()
+        conn.execute("UPDATE docai_generations SET languages = NULL")
+    shares = json.loads(written)
+    assert max(shares, key=shares.__getitem__) == "english"
+    asked = [json.loads(line) for line in QA.read_text().splitlines()]
+    questions = "\n".join(item["question"] for item in asked if item["lang"] == "pt")
+    local = run(home, "search", "--json", "--dense", "off", "--docs", str(DOCS), stdin=questions)
+    client = ("search", "--json", "--dense", "off", "--store", store_url, "--collection", "docs")
+    unknown = run(home, *client, cwd=home / "empty", stdin=questions)
+    assert local.returncode == unknown.returncode == 0, unknown.stderr
+    assert unknown.stdout != local.stdout  # not bridged
+    index(home, store_url)
+    with psycopg.connect(store_url) as conn:
+        assert conn.execute("SELECT languages FROM docai_generations").fetchone() == (written,)
+    bridged = run(home, *client, cwd=home / "empty", stdin=questions)
+    assert bridged.stdout == local.stdout
+
+
 def test_while_an_indexer_changes_files_readers_rank_through_the_database_alike(
     home: Path, store_url: str
 ) -> None:
