@@ -103,6 +103,11 @@ REPL_HELP_REINDEX = "relê a pasta de documentos e atualiza o índice"
 REPL_HELP_QUIT = "encerra, como Ctrl-D"
 # {commands}: the slash commands with their arguments; {words}: the commands without a slash.
 REPL_UNKNOWN_COMMAND = "comando desconhecido: {command}. Comandos: {commands} (e {words})"
+ANSWER_VERBOSE_REFUSAL = (
+    "(-v) os {k} melhores trechos cobrem {coverage:.2f} da pergunta; o mínimo é {bar:.2f} "
+    "(--min-coverage)"
+)
+ANSWER_VERBOSE_NO_TERMS = "(-v) nenhuma palavra da pergunta está nos documentos; o mínimo é {bar:.2f}"
 ONLY_NOTHING_THERE = (
     "nenhum arquivo da coleção está em {path!r} (um arquivo ou pasta relativo à pasta de "
     "documentos; algumas pastas: {folders})"

@@ -382,3 +382,18 @@ def test_pasta_and_at_file_restrict_the_repl_questions(
     child.expect(r"Resposta 2\.")
     child.sendline("sair")
     child.expect(pexpect.EOF)
+
+
+def test_v_shows_the_coverage_behind_a_refusal(
+    tmp_path: Path, docs: Path, fake: FakeOllama, docai: InProcessDocai
+) -> None:
+    docai.use_env(tmp_path, fake.url)
+    question = "Como instalo o docai no kubernetes com helm?"
+    done = docai("ask", "-v", question, "--docs", docs)
+    assert done.returncode == 0 and not fake.chat_requests
+    assert re.search(r"\(-v\) os \d melhores trechos cobrem 0\.\d\d da pergunta; o mínimo é "
+                     r"0\.65", done.stderr), done.stderr
+    plain = docai("ask", question, "--docs", docs)
+    assert "(-v)" not in plain.stderr
+    piped = docai("-v", "--docs", docs, stdin=question + "\n")
+    assert "o mínimo é 0.65" in piped.stderr

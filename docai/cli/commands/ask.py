@@ -22,6 +22,7 @@ from docai.answer.conversation import Conversation
 from docai.answer.recording import TurnRecorder
 from docai.cli.output.answer_json import JsonAnswer
 from docai.cli.output.control_echo import no_control_echo
+from docai.cli.output.refusal import refusal_line
 from docai.cli.output.render import AnswerPrinter
 from docai.cli.repl.sessions import local_time, resumed
 from docai.cli.session_log import SessionLog, conversation_from, record_answer
@@ -30,6 +31,7 @@ from docai.cli.terminal_text import json_text, one_line
 from docai.llm.backends import make_backend
 from docai.question_limit import MAX_QUESTION_CHARS, QuestionTooLong, check_question
 from docai.retrieval.search_index import SearchIndex
+from docai.retrieval.verdict import NotCovered
 from docai.settings import VERBOSE, Settings
 from docai.text.analysis import surely_english
 
@@ -72,6 +74,9 @@ def _answer(
             for event in events:
                 recorder.see(event)
                 shown.show(event)
+                if isinstance(event, NotCovered) and settings.verbosity >= VERBOSE:
+                    print(refusal_line(answerer.index, question, settings.top_k,
+                                       settings.min_coverage), file=sys.stderr)
             if isinstance(shown, AnswerPrinter):
                 shown.finish()
     except KeyboardInterrupt:

@@ -11,12 +11,15 @@ import sys
 from docai import messages
 from docai.answer.recording import TurnRecorder
 from docai.cli.output.control_echo import no_control_echo
+from docai.cli.output.refusal import refusal_line
 from docai.cli.output.render import AnswerPrinter
 from docai.cli.repl.reopen import refresh_if_changed
 from docai.cli.repl.session import Session
 from docai.cli.repl.sessions import record_turn
 from docai.cli.terminal_text import strip_controls
 from docai.question_limit import QuestionTooLong, question_too_long
+from docai.retrieval.verdict import NotCovered
+from docai.settings import VERBOSE
 from docai.store.errors import StoreUnavailable
 from docai.text.analysis import surely_english
 
@@ -42,9 +45,13 @@ def ask(question: str, session: Session, *, fresh: bool = False) -> None:
     interrupted = False
     try:
         with no_control_echo(sys.stdin):
+            settings = session.answerer.settings
             for event in events:
                 recorder.see(event)
                 printer.show(event)
+                if isinstance(event, NotCovered) and settings.verbosity >= VERBOSE:
+                    print(refusal_line(session.answerer.index, question, settings.top_k,
+                                       settings.min_coverage), file=sys.stderr)
             printer.finish()
         session.model_failed |= printer.failed
     except KeyboardInterrupt:
