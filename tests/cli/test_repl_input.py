@@ -186,7 +186,8 @@ def test_copiar_sends_the_answer_and_its_sources_through_osc_52(
 
 def test_copiar_inside_real_tmux_reaches_its_clipboard(tmp_path: Path, fake: FakeOllama) -> None:
     """In a real tmux (3.3's defaults plus `set-clipboard on`, the setting the message
-    names), /copiar puts the answer in tmux's own buffer: tmux drops the DCS-wrapped form."""
+    names), /copiar puts the answer in tmux's own buffer: tmux drops the DCS-wrapped form.
+    The advice to turn it on is given only while it is off."""
     tmux = shutil.which("tmux")
     if tmux is None:
         pytest.skip("tmux is not installed (Debian package tmux)")
@@ -216,8 +217,13 @@ def test_copiar_inside_real_tmux_reaches_its_clipboard(tmp_path: Path, fake: Fak
         wait_for("Fontes:")
         run("send-keys", "-t", "docai", "/copiar", "Enter")
         screen = wait_for("Copiei a última resposta")
-        assert "set -g set-clipboard on" in " ".join(screen.split())
+        assert "set -g set-clipboard on" not in " ".join(screen.split())  # already on
         assert run("show-buffer").startswith(REPLY)
+        run("set-option", "-g", "set-clipboard", "off")  # now the advice is worth giving
+        run("send-keys", "-t", "docai", "clear", "Enter")
+        run("send-keys", "-t", "docai", "/copiar", "Enter")
+        screen = wait_for("set-clipboard on")
+        assert "o tmux está recusando" in " ".join(screen.split())
     finally:
         subprocess.run([tmux, "-L", socket, "kill-server"], env=env, capture_output=True)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import os
+import subprocess
 from typing import TYPE_CHECKING, TextIO
 
 from docai import messages
@@ -63,8 +64,20 @@ def copy_last_answer(session: Session, _argument: str) -> None:
     terminal.flush()
     if terminal is not session.out:
         terminal.close()
-    copied = messages.COPIED_IN_TMUX if "TMUX" in os.environ else messages.COPIED
+    refusing = "TMUX" in os.environ and not _tmux_takes_it()
+    copied = messages.COPIED_IN_TMUX if refusing else messages.COPIED
     session.say(copied.format(chars=len(text), sources=len(last.sources)))
+
+
+def _tmux_takes_it() -> bool:
+    """Whether the tmux around docai passes OSC 52 on (`set-clipboard` on or external):
+    then its advice would only repeat what is already set. Unknown counts as no."""
+    try:
+        done = subprocess.run(["tmux", "show-options", "-gv", "set-clipboard"],
+                              capture_output=True, text=True, timeout=2, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0 and done.stdout.strip() in ("on", "external")
 
 
 def _terminal(session: Session) -> TextIO | None:
