@@ -48,6 +48,21 @@ def test_a_words_only_question_costs_about_two_round_trips(
     assert per_question <= MAX_ROUND_TRIPS, per_question
 
 
+def test_a_bridged_question_costs_two_words_only_questions(
+    home: Path, store_url: str
+) -> None:
+    """A Portuguese question about English docs is ranked twice (its words, then joined by
+    their rendering: `retrieval.crosslang`), each ranking the two statements of a question;
+    the collection's languages come with the generation, no statement of their own."""
+    index(home, store_url)
+    asked = [json.loads(line) for line in QA.read_text().splitlines()]
+    questions = [item["question"] for item in asked if item["lang"] == "pt"]
+    few, many = round_trips(home, store_url, questions[:1]), round_trips(home, store_url,
+                                                                        questions[:11])
+    per_question = (many - few) / 10
+    assert per_question <= 2 * MAX_ROUND_TRIPS, per_question
+
+
 def test_a_dense_question_costs_one_round_trip_more_than_words_only(
     home: Path, store_url: str
 ) -> None:
