@@ -93,7 +93,8 @@ def test_the_analyzer_version_covers_the_text_package_and_every_word_list() -> N
     covered = code_version("12", [docai.text], wordlists.WORD_LISTS, ["PyStemmer"])
     assert covered == ANALYZER_VERSION
     data = importlib.resources.files("docai") / "data"
-    assert {file.name for file in wordlists.WORD_LISTS} == {
+    # Every data file is a word list the version hashes, or a vocabulary (refusal only).
+    assert {file.name for file in wordlists.WORD_LISTS + wordlists.VOCABULARIES} == {
         file.name for file in data.iterdir() if file.is_file()
     }
 

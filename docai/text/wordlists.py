@@ -27,6 +27,7 @@ ENGLISH_SINGLE_TOKENS = _DATA / "english_single_tokens.txt"
 # WORD_LISTS: they decide refusal, not the terms an index holds.
 PORTUGUESE_VOCABULARY = _DATA / "vocabulary_pt.npy"
 ENGLISH_VOCABULARY = _DATA / "vocabulary_en.npy"
+VOCABULARIES: tuple[Traversable, ...] = (PORTUGUESE_VOCABULARY, ENGLISH_VOCABULARY)
 
 WORD_LISTS: tuple[Traversable, ...] = (
     PORTUGUESE_STOP_WORDS,
