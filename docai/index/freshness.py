@@ -46,6 +46,10 @@ class FolderState:
         changed = sum(1 for name, stat in now.items() if name in before and before[name] != stat)
         return new, changed, removed
 
+    def touched(self, older: FolderState) -> frozenset[str]:
+        """The files new or changed since `older` (relative paths): those a reread parsed."""
+        return frozenset(name for name, _size, _mtime in self.files - older.files)
+
     def settled_since(self, older: FolderState, now_ns: int | None = None) -> bool:
         """Whether no file that changed since `older` was modified in the last `QUIET_NS`
         (none of them is still being written)."""

@@ -311,3 +311,6 @@ CONFIG_TOO_LARGE = "maior que {limit} bytes: não parece um arquivo de configura
 CONFIG_EXPECTED_STORE = "um endereço do PostgreSQL (postgresql://usuário@servidor/banco)"
 ENV_EXPECTED_STORE = CONFIG_EXPECTED_STORE
 REPL_FOLDER_CHANGED = "{count} arquivo(s) atualizado(s) na pasta desde a última pergunta ({new} novo(s), {changed} alterado(s), {removed} removido(s)); o índice já os inclui."
+# The same, when some of those files could not be read (too slow, no text, a bomb): the
+# index does not hold them, and saying it does would send the user looking for them.
+REPL_FOLDER_CHANGED_SKIPPED = "{count} arquivo(s) atualizado(s) na pasta desde a última pergunta ({new} novo(s), {changed} alterado(s), {removed} removido(s)); {skipped} deles ficou(aram) de fora do índice: `docai status` diz por quê."

@@ -89,3 +89,30 @@ def test_docai_mcp_reads_a_file_added_while_it_serves(tmp_path: Path) -> None:
     assert before.structured_content["results"] == []
     assert [hit["source"] for hit in after.structured_content["results"]] == ["zorblax.md"]
     assert "1 arquivo(s) atualizado(s)" in (tmp_path / "stderr.txt").read_text(encoding="utf-8")
+
+
+def test_a_new_file_the_index_leaves_out_is_not_said_to_be_included(tmp_path: Path) -> None:
+    docs = write_docs(tmp_path / "docs")
+    with FakeOllama(reply="Resposta [1].", think_shape="none") as fake:
+        child = pexpect.spawn(DOCAI, ["--docs", str(docs), "--dense", "off"],
+                              env=docai_env(tmp_path, fake.url), encoding="utf-8",
+                              timeout=60, dimensions=(40, 200))
+        child.expect(PROMPT)
+        child.sendline("Como ligo o zorblax?")
+        child.expect(NOT_COVERED)
+        child.expect(PROMPT)
+        page = docs / "zorblax.md"
+        page.write_text("# Zorblax\n\n## Ligar\n\nO zorblax liga com --zorblax-on.\n",
+                        encoding="utf-8")
+        empty = docs / "vazio.md"
+        empty.write_text("\n", encoding="utf-8")  # no text: the index leaves it out
+        settle(page)
+        settle(empty)
+        child.sendline("Como ligo o zorblax?")
+        child.expect(r"2 arquivo\(s\) atualizado\(s\) na pasta desde a última pergunta "
+                     r"\(2 novo\(s\), 0 alterado\(s\), 0 removido\(s\)\); 1 deles ficou"
+                     r"\(aram\) de fora do índice")
+        child.expect(r"\[1\] zorblax\.md:3 > Zorblax > Ligar")
+        child.expect(PROMPT)
+        child.sendline("sair")
+        child.expect(pexpect.EOF)

@@ -49,13 +49,25 @@ def refresh_if_changed(session: Session) -> None:
         return  # the folder is gone: the question is answered from the index in memory
     if now.files == session.folder.files or not now.settled_since(session.folder):
         return
-    new, changed, removed = now.changes(session.folder)
+    before = session.folder
     opened = reopen(session)
     if isinstance(opened, str):
         session.say(messages.ERROR_PREFIX.format(message=opened))
         return
-    session.say(messages.REPL_FOLDER_CHANGED.format(count=new + changed + removed,
-                                                    new=new, changed=changed, removed=removed))
+    session.say(changed_line(now, before, opened))
+
+
+def changed_line(now: FolderState, before: FolderState, opened: Opened) -> str:
+    """The one line saying what changed, and how many of the new or changed files the
+    index left out (a file skipped as too slow or without text is not "included")."""
+    new, changed, removed = now.changes(before)
+    touched = now.touched(before)
+    skipped = sum(1 for skip in opened.report.skipped if skip.source in touched)
+    counts = {"count": new + changed + removed, "new": new, "changed": changed,
+              "removed": removed}
+    if skipped:
+        return messages.REPL_FOLDER_CHANGED_SKIPPED.format(skipped=skipped, **counts)
+    return messages.REPL_FOLDER_CHANGED.format(**counts)
 
 
 class FollowedIndex:
@@ -76,15 +88,12 @@ class FollowedIndex:
             return self._opened
         if now.files == self._state.files or not now.settled_since(self._state):
             return self._opened
-        new, changed, removed = now.changes(self._state)
         try:
             self._opened = open_retrieval(self._settings, sys.stderr, progress=False,
                                           announce=False, notes=False)
         except DocaiError as error:
             print(messages.ERROR_PREFIX.format(message=error), file=sys.stderr, flush=True)
             return self._opened
+        print(changed_line(now, self._state, self._opened), file=sys.stderr, flush=True)
         self._state = now
-        print(messages.REPL_FOLDER_CHANGED.format(
-            count=new + changed + removed, new=new, changed=changed, removed=removed),
-            file=sys.stderr, flush=True)
         return self._opened
