@@ -139,13 +139,28 @@ def test_folder_whose_documents_all_lack_text_points_to_the_reasons(
 
 
 def wait_for_workers(pid: int) -> None:
-    """Until the indexer's worker processes exist: the parse is under way (an event, not a
-    guess of how long start-up takes on this machine)."""
+    """Until the indexer's worker processes exist and each has set itself up (it ignores
+    Ctrl-C, as `start_worker` makes it): the parse is under way in them (an event, not a
+    guess of how long start-up takes on this machine). A worker still starting when Ctrl-C
+    comes is not what this test is about."""
     children = Path(f"/proc/{pid}/task/{pid}/children")
     deadline = time.monotonic() + 120
-    while not children.read_text().split():
+    while not _workers_ready(children.read_text().split()):
         assert time.monotonic() < deadline, "no worker process started"
         time.sleep(0.05)
+
+
+def _workers_ready(pids: list[str]) -> bool:
+    sigint = 1 << (signal.SIGINT - 1)
+    for child in pids:
+        try:
+            status = Path(f"/proc/{child}/status").read_text()
+        except OSError:  # ended meanwhile
+            return False
+        ignored = next(line for line in status.splitlines() if line.startswith("SigIgn:"))
+        if not int(ignored.split()[1], 16) & sigint:
+            return False
+    return bool(pids)
 
 
 def test_ctrl_c_twice_while_indexing_ends_at_once_and_keeps_the_old_cache(
