@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.mcp_wire import Server, alive, descendants, structured, text_of, wait_until
+from tests.cli.mcp_wire import Server, structured, text_of, wait_until
 from tests.loading.bomb_pdfs import fan_out_pdf
+from tests.support.processes import alive, descendants
 from tests.support.sample_docs import write_docs
 
 # Replies are waited for up to `mcp_wire.REPLY_TIMEOUT_S` each: a wedged server, not a
@@ -149,7 +150,7 @@ def test_parser_bombs_added_while_serving_are_skipped_within_the_time_limit(
     server = Server(tmp_path, docs, measured=True)
     try:
         server.ask("list_sources")
-        settled_write(docs / "colchetes.md", "[" * 300_000)
+        settled_write(docs / "colchetes.md", "[" * 900_000)  # far past its limit on any machine
         settled_write(docs / "jsx.mdx", "<A" + "a" * 50_000 + "\n")
         (docs / "bomba.pdf").write_bytes(fan_out_pdf())
         os.utime(docs / "bomba.pdf", (LONG_AGO, LONG_AGO))
