@@ -17,6 +17,7 @@ import pytest
 
 from docai.index.build import MIN_FILES_FOR_WORKERS
 from tests.support.docai_cli import DOCAI
+from tests.support.processes import alive
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="finds the workers through /proc"
@@ -53,16 +54,6 @@ def children(pid: int) -> set[int]:
     except OSError:
         pass
     return found
-
-
-def alive(pid: int) -> bool:
-    """Running or sleeping; a zombie (dead, not yet reaped by whoever adopted it) is not."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
-            state = stat.read().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state not in ("Z", "X")
 
 
 def wait_for(condition: object, timeout: float) -> bool:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import zlib
 
+from tests.loading.pdf_maker import pdf_file
+
 FONT = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
 
 
@@ -14,18 +16,8 @@ def _stream(dictionary: bytes, data: bytes) -> bytes:
 
 
 def _document(objects: list[bytes]) -> bytes:
-    """A PDF of `objects` (object i+1 is objects[i]; 1 is the catalog) with its xref."""
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1, xref)
-    return bytes(out)
+    """A PDF of `objects` whose object 1 is the catalog."""
+    return pdf_file(objects, catalog=1)
 
 
 def fan_out_pdf(levels: int = 7, fan: int = 10) -> bytes:

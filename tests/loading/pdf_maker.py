@@ -65,6 +65,12 @@ def make_pdf(
     objects[catalog - 1] = f"<< /Type /Catalog /Pages {pages_id} 0 R{outline_ref} >>".encode()
     info = add(f"<< /Title ({_escape(title)}) >>") if title else None
 
+    return pdf_file(objects, catalog, info)
+
+
+def pdf_file(objects: list[bytes], catalog: int, info: int | None = None) -> bytes:
+    """The PDF file of `objects` (object i+1 is objects[i]) with its xref table and a
+    trailer naming the catalog (and the document info, if any)."""
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for number, body in enumerate(objects, 1):
