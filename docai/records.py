@@ -97,8 +97,14 @@ class Chunk:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
+    """A retrieved passage. `score` orders the hits (a fusion of ranks, so its size means
+    little); `coverage` is the share of the question's concepts this passage holds (0..1),
+    the figure a person can compare across passages and questions. None for a whole file
+    chosen as the fallback, which no ranking scored."""
+
     chunk: Chunk
     score: float
+    coverage: float | None = None
 
 
 Advance = Callable[[int], None]

@@ -275,7 +275,8 @@ class SearchIndex:
             covered = self.coverage(question, ranked[positions])
             if not covers(covered, similarity, bar, self.params):
                 return []
-        return [Hit(self.chunks[ranked[p]], float(scores[p])) for p in positions]
+        return [Hit(self.chunks[ranked[p]], float(scores[p]),
+                    self.coverage(question, ranked[p:p + 1])) for p in positions]
 
     def passage_bar(self, min_coverage: float | None) -> float:
         """The coverage the top passages must reach: the user's bar, else the tuned one."""
