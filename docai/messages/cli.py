@@ -63,7 +63,11 @@ INDEX_COMMAND = "docai index --docs {docs}"
 INDEX_COMMAND_CACHE = "docai index --docs {docs} --cache-dir {cache}"
 INDEX_COMMAND_STORE = "docai index --docs {docs} --store {store} --collection {collection}"
 SEARCH_NO_RESULTS = "Nenhum trecho relevante para: {query}"
-SEARCH_HIT = "{rank}. [{score:.3f}] {source} — {heading} (trecho {chunk})"
+SEARCH_HIT = "{rank}. [{coverage}] {source} — {heading} (trecho {chunk})"
+# A passage's share of the question's concepts: what a person can compare between passages
+# and questions (the fused score behind the order is a rank, ~0.02 for every passage).
+HIT_COVERAGE = "cobre {share:.0%}"
+HIT_COVERAGE_NONE = "arquivo inteiro"
 SEARCH_QUERY_HEADER = "» {query}"
 SEARCH_NO_INPUT = (
     'sem PERGUNTA, leio uma pergunta por linha da entrada padrão, mas ela está fechada; '
@@ -257,7 +261,7 @@ ARGS_DID_YOU_MEAN = "comando desconhecido {value}; você quis dizer {match}? (co
 # answers (docai/cli/render.py)
 ANSWER_THINKING_LABEL = "Raciocínio do modelo:"
 ANSWER_VERBOSE_RETRIEVED = "busca: {count} trecho(s) em {seconds:.2f} s"
-ANSWER_VERBOSE_HIT = "  [{number}] {score:.4f}  {label} (trecho {chunk})"
+ANSWER_VERBOSE_HIT = "  [{number}] {coverage}, ordem {score:.4f}  {label} (trecho {chunk})"
 ANSWER_VERBOSE_TIMINGS = (
     "tempos: {total:.2f} s no total, primeira palavra em {first:.2f} s; {tokens} token(s) "
     "gerados ({rate} tokens/s); prompt de {prompt} token(s)"

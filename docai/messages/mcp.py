@@ -24,8 +24,10 @@ MCP_INSTRUCTIONS = (
 )
 MCP_SEARCH_DESCRIPTION = (
     "Busca trechos da documentação para uma pergunta ou termos (português ou inglês). "
-    "Devolve {{query, results: [{{source, heading, text, score, chunk}}]}}, o melhor "
-    "primeiro, o mesmo que `docai search --json`; results vazio quando a documentação não "
+    "Devolve {{query, results: [{{source, heading, text, score, coverage, chunk, "
+    "location}}]}}, o melhor primeiro (coverage: a parte da pergunta que o trecho "
+    "cobre, 0 a 1), o mesmo que `docai search --json`; results vazio quando a "
+    "documentação não "
     "cobre a pergunta. k: quantos trechos (1 a {max_k}, padrão {k})."
 )
 MCP_SOURCES_DESCRIPTION = (

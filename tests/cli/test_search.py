@@ -48,13 +48,32 @@ def test_json_output_is_one_object_with_the_documented_schema(
     payload = json.loads(done.stdout)  # nothing but that one object on stdout
     assert payload["query"] == "onde fica o cache do índice"
     best = payload["results"][0]
-    assert set(best) == {"source", "heading", "text", "score", "chunk", "location"}
+    assert set(best) == {"source", "heading", "text", "score", "coverage", "chunk", "location"}
     assert best["source"] == "guia/cache.html"
     assert best["heading"] == "Cache > Onde fica"
     assert "DOCAI_CACHE_DIR" in best["text"]
     assert isinstance(best["score"], float) and isinstance(best["chunk"], int)
     scores = [hit["score"] for hit in payload["results"]]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_words_only_each_passage_shows_how_much_of_the_question_it_covers(
+    docai: InProcessDocai, where: list[str]
+) -> None:
+    """Ranked by words alone, the fused scores are ranks (~0.02 for every passage); what the
+    output shows is the share of the question each passage holds, which tells the passage
+    that answers the whole question from one that shares a word with it."""
+    question = "como baixar o modelo com ollama pull"
+    shown = docai("search", question, "--dense", "off", "-k", "3", *where)
+    assert shown.returncode == 0, shown.stderr
+    lines = [line for line in shown.stdout.splitlines() if line[:1].isdigit()]
+    assert lines[0].startswith("1. [cobre 100%] instalar.md")
+    assert "Modelos" in lines[0]
+    shares = [int(line.split("[cobre ")[1].split("%")[0]) for line in lines]
+    assert shares[0] > min(shares)  # passages that share a word only cover less of it
+    payload = json.loads(docai("search", question, "--dense", "off", "-k", "3", "--json",
+                               *where).stdout)
+    assert [round(100 * hit["coverage"]) for hit in payload["results"]] == shares
 
 
 def test_options_before_or_after_the_subcommand_mean_the_same(

@@ -14,7 +14,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from docai import messages
-from docai.cli.output.passages import located, location_json, snippet
+from docai.cli.output.passages import (
+    coverage_json,
+    coverage_label,
+    located,
+    location_json,
+    snippet,
+)
 from docai.cli.startup import dense_coverage, open_retrieval
 from docai.cli.terminal_text import json_text, one_line
 from docai.errors import DocaiError
@@ -57,7 +63,9 @@ def run(settings: Settings, question: str | None) -> int:
 
 
 def as_json(query: str, hits: list[Hit]) -> dict[str, Any]:
-    """The `--json` schema: sources relative to the docs folder with '/', best hit first."""
+    """The `--json` schema: sources relative to the docs folder with '/', best hit first.
+    `score` orders the results (fused ranks); `coverage` is the share of the question each
+    passage covers (0..1), comparable across passages and questions."""
     return {
         "query": query,
         "results": [
@@ -66,6 +74,7 @@ def as_json(query: str, hits: list[Hit]) -> dict[str, Any]:
                 "heading": hit.chunk.heading,
                 "text": hit.chunk.text,
                 "score": float(hit.score),
+                "coverage": coverage_json(hit),
                 "chunk": hit.chunk.ordinal,
                 "location": location_json(hit.chunk),
             }
@@ -86,7 +95,7 @@ def _human(query: str, hits: list[Hit], *, header: bool, first: bool) -> str:
         source = located(display_name(chunk.source), chunk.location)
         lines.append(
             messages.SEARCH_HIT.format(
-                rank=rank, score=hit.score, source=source,
+                rank=rank, coverage=coverage_label(hit), source=source,
                 heading=one_line(chunk.heading) if chunk.heading else source, chunk=chunk.ordinal,
             )
         )

@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from docai.answer.answerer import AnswerEvent, AnswerWarning, ModelFailed, Retrieved
-from docai.cli.output.passages import location_json
+from docai.cli.output.passages import coverage_json, location_json
 from docai.llm.events import Done, TextDelta, ThinkingDelta
 from docai.records import Hit
 from docai.retrieval.verdict import Fallback, NotCovered
@@ -88,4 +88,4 @@ def _source(number: int, hit: Hit) -> dict[str, Any]:
     chunk = hit.chunk
     return {"number": number, "source": chunk.source, "heading": chunk.heading,
             "chunk": chunk.ordinal, "location": location_json(chunk), "score": float(hit.score),
-            "text": chunk.text}
+            "coverage": coverage_json(hit), "text": chunk.text}

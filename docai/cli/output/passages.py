@@ -63,3 +63,16 @@ def snippet(text: str, lines: int = SNIPPET_LINES) -> list[str]:
 def quoted(text: str) -> str:
     """A passage as a quote: every line indented behind a bar."""
     return "\n".join(QUOTE + line if line.strip() else QUOTE.rstrip() for line in text.split("\n"))
+
+
+def coverage_label(hit: Hit) -> str:
+    """How much of the question the passage covers, as the terminal shows it ("cobre 67%")."""
+    if hit.coverage is None:
+        return messages.HIT_COVERAGE_NONE
+    return messages.HIT_COVERAGE.format(share=hit.coverage)
+
+
+def coverage_json(hit: Hit) -> float | None:
+    """The passage's coverage for JSON: four places are all a share of concepts can mean, and
+    they read the same from the local index and from a shared store."""
+    return None if hit.coverage is None else round(hit.coverage, 4)

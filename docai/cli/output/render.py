@@ -34,7 +34,7 @@ from docai.answer.answerer import (
     Retrieved,
 )
 from docai.cli.output.markdown_stream import MarkdownStream
-from docai.cli.output.passages import quoted, source_label
+from docai.cli.output.passages import coverage_label, quoted, source_label
 from docai.cli.terminal_text import StreamCleaner, strip_controls
 from docai.llm.events import Done, TextDelta, ThinkingDelta
 from docai.loading import display_name
@@ -246,7 +246,8 @@ class AnswerPrinter:
             count=len(hits), seconds=time.monotonic() - self._started))
         for number, hit in enumerate(hits, start=1):
             self._say(messages.ANSWER_VERBOSE_HIT.format(
-                number=number, score=hit.score, label=source_label(hit), chunk=hit.chunk.ordinal))
+                number=number, coverage=coverage_label(hit), score=hit.score,
+                label=source_label(hit), chunk=hit.chunk.ordinal))
 
     def _timing_line(self, done: Done) -> str:
         """`-v`'s closing line; figures the server gave that cannot be true show as "?"."""
