@@ -38,3 +38,9 @@ MCP_QUERY_DESCRIPTION = "a pergunta ou os termos a buscar, como um usuário os e
 MCP_K_DESCRIPTION = "quantos trechos devolver, de 1 a {max_k}"
 MCP_EMPTY_QUERY = "query vazia: escreva uma pergunta ou termos a buscar"
 MCP_BAD_K = "k deve ser de 1 a {max_k}, recebi {value}"
+# The method an over-long request is answered as (`mcp_stdio`): the SDK's "method not found"
+# reply carries it, with the request's id.
+MCP_REQUEST_TOO_LARGE = (
+    "docai: pedido de {size:.0f} MB ignorado sem ser lido; o limite é {limit:.0f} MB por "
+    "pedido (uma pergunta tem até 64 mil caracteres): envie uma pergunta mais curta"
+)

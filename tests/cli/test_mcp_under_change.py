@@ -163,3 +163,30 @@ def test_parser_bombs_added_while_serving_are_skipped_within_the_time_limit(
     finally:
         server.stop()
     assert server.peak_kb() < 1 << 20, server.peak_kb()  # under 1 GiB, every process
+
+
+def test_a_request_line_of_300_mb_gets_an_error_reply_without_being_held(
+    tmp_path: Path,
+) -> None:
+    """The request is skipped as it is read, 4 MB at a time: the agent gets a reply naming
+    the limit (with its request's id), the server goes on, and its memory stays far below
+    the line's size (read whole, a 200 MB line once cost 1.2 GB)."""
+    docs = folder_of(tmp_path, 3)
+    server = Server(tmp_path, docs, measured=True)
+    try:
+        assert server.process.stdin is not None
+        start = b'{"jsonrpc": "2.0", "id": 77, "method": "tools/call", "params": {"name": ' \
+                b'"search_docs", "arguments": {"query": "'
+        server.process.stdin.write(start)
+        block = b"cache " * (1 << 20)
+        for _ in range(50):  # 300 MiB
+            server.process.stdin.write(block)
+        server.process.stdin.write(b'"}}}\n')
+        server.process.stdin.flush()
+        refused = server.reply(77)
+        assert "300 MB ignorado" in refused["error"]["data"], refused
+        assert "o limite é 4 MB" in refused["error"]["data"]
+        assert sources(server.ask("search_docs", query="marcador001", k=1)) == ["pagina001.md"]
+    finally:
+        server.stop()
+    assert server.peak_kb() < 1 << 20, server.peak_kb()  # under 1 GiB, every process
