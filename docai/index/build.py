@@ -104,10 +104,15 @@ def parse_all(
     needs the main thread (`loading.deadline`), which only a worker process gives, and
     forking from that thread would copy locks other threads hold (the thread reading the
     agent's requests holds stdin's), leaving the workers stuck for good before they run.
+    Workers are also started fresh when any other thread runs (the REPL's background
+    embedding pass or folder follower): a fork copies whatever lock such a thread holds at
+    that instant, and a worker waiting on it never ends.
     """
     workers = min(usable_cpus(), len(tasks) // MIN_FILES_FOR_WORKERS)
     if threading.current_thread() is not threading.main_thread():
         return _pooled(work, tasks, progress, max(1, workers), multiprocessing.get_context("spawn"))
+    if workers > 1 and threading.active_count() > 1:
+        return _pooled(work, tasks, progress, workers, multiprocessing.get_context("spawn"))
     if workers <= 1:
         return _tracked(map(work, tasks), len(tasks), progress)
     # The first file is parsed here: that loads the tokenizer and stemmers once, and the
