@@ -5,8 +5,9 @@ is imported the first time a file of its kind is parsed, not when docai starts: 
 over a saved index parses nothing, and its start-up time is what a user waits for.
 Text formats get the decoded text; PDF, EPUB and notebooks get the file's bytes (`binary`).
 Some kinds are known by a pattern, not one suffix: man pages (`.1` to `.9`, `.3pm`,
-`.1ssl`), info manuals and their parts (`.info`, `.info-2`); extensionless README, NEWS,
-INSTALL... files are text; a `.gz` file is read as the format of the name inside it.
+`.1ssl`), info manuals and their parts (`.info`, `.info-2`); README, NEWS, INSTALL...
+files without a suffix, or with a packager's tag (`README.Debian`), are text; a `.gz` file
+is read as the format of the name inside it.
 """
 
 from __future__ import annotations
@@ -97,6 +98,24 @@ def _info(data: str | bytes, origin: Origin) -> Parsed:
     return parse_info(data if isinstance(data, bytes) else data.encode(), origin)
 
 
+def _docx(data: str | bytes, origin: Origin) -> Parsed:
+    from docai.loading.docx import parse_docx
+
+    return parse_docx(data if isinstance(data, bytes) else data.encode(), origin)
+
+
+def _odt(data: str | bytes, origin: Origin) -> Parsed:
+    from docai.loading.odt import parse_odt
+
+    return parse_odt(data if isinstance(data, bytes) else data.encode(), origin)
+
+
+def _org(text: str | bytes, origin: Origin) -> Parsed:
+    from docai.loading.org import parse_org
+
+    return parse_org(str(text), origin)
+
+
 def _gz(data: str | bytes, origin: Origin) -> Parsed:
     from docai.loading.gz import parse_gz
 
@@ -125,6 +144,9 @@ FORMATS: MappingProxyType[str, Format] = MappingProxyType(
         ".epub": Format(_BINARY, _epub),
         ".man": Format(_TEXT, _man),
         ".info": Format(_BINARY, _info),
+        ".docx": Format(_BINARY, _docx),
+        ".odt": Format(_BINARY, _odt),
+        ".org": Format(_TEXT, _org),
         ".gz": Format(_BINARY, _gz),
         "readme": Format(_TEXT, _text),
     }
@@ -135,7 +157,11 @@ _INFO_SUFFIX = re.compile(r"\.info(?:-[0-9]{1,3})?")
 # Extensionless files read as text: what projects and Debian packages ship beside the code.
 TEXT_NAMES = frozenset({"readme", "news", "install", "changelog", "changes", "authors",
                         "contributing", "history", "todo", "faq", "thanks", "bugs",
-                        "hacking", "usage", "copying", "notice"})
+                        "hacking", "usage", "copying", "notice", "copyright", "license",
+                        "licence", "credits", "maintainers"})
+# The tags packagers add to those names (Debian's `README.Debian`, `changelog.Debian.gz`,
+# `README.source`): still the same kind of text file.
+TEXT_NAME_TAGS = frozenset({".debian", ".source", ".upstream"})
 
 
 class _Suffixes(frozenset[str]):
@@ -160,8 +186,9 @@ def suffix_of(path: Path) -> str:
 def suffix_of_name(name: str) -> str:
     """The format key of a file name, lower-cased: `.rst.txt` for Sphinx sources, `.man`
     for a man page (`tar.1`), `.info` for an info manual or part (`find.info-2`),
-    `readme` for an extensionless README-like name, "" for any other extensionless name,
-    else the last suffix (what the walk counts, so nothing is built per entry)."""
+    `readme` for a README-like name without a suffix or with a packager's tag
+    (`README.Debian`), "" for any other extensionless name, else the last suffix (what
+    the walk counts, so nothing is built per entry)."""
     lowered = name.lower()
     for suffix in DOUBLE_SUFFIXES:
         if lowered.endswith(suffix) and len(lowered) > len(suffix):
@@ -170,11 +197,27 @@ def suffix_of_name(name: str) -> str:
     if dot <= 0 or dot == len(lowered) - 1:
         return "readme" if lowered in TEXT_NAMES else ""
     suffix = lowered[dot:]
+    if suffix in TEXT_NAME_TAGS and lowered[:dot] in TEXT_NAMES:
+        return "readme"
     if _MAN_SUFFIX.fullmatch(suffix):
         return ".man"
     if _INFO_SUFFIX.fullmatch(suffix):
         return ".info"
     return suffix
+
+
+def readable_name(name: str) -> bool:
+    """Whether docai reads a file of this name (by `suffix_of_name`)."""
+    return suffix_of_name(name) in FORMATS
+
+
+def parsed_as(path: Path) -> str:
+    """The format key the content of `path` is parsed as: a `.gz` file's is its inner
+    name's (`manual.pdf.gz` is parsed as a PDF), any other file's its own."""
+    key = suffix_of(path)
+    if key == ".gz" and len(path.name) > len(".gz"):
+        return suffix_of_name(path.name[: -len(".gz")])
+    return key
 
 
 def format_for(path: Path) -> Format | None:

@@ -18,7 +18,7 @@ from types import MappingProxyType
 from docai import messages
 from docai.loading.deadline import TimeLimitExceeded, time_limit
 from docai.loading.discover import outside_target
-from docai.loading.formats import Format, format_for, suffix_of
+from docai.loading.formats import Format, format_for, parsed_as
 from docai.loading.isolated import PARSE_MEMORY_BYTES, Failed, can_isolate, parse_isolated
 from docai.loading.names import display_name, source_name
 from docai.loading.parsed import Origin, Parsed, UnusableFile
@@ -34,9 +34,10 @@ PARSE_SECONDS_MIN = 10.0
 PARSE_SECONDS_PER_MIB = 3.0
 _MIB = 1024 * 1024
 # Formats whose parser is C code that no timer signal interrupts and that may take
-# gigabytes (a PDF whose form XObjects fan out): always parsed in a limited child. With
-# the modules the parse imports, imported here first so that each child inherits them
-# instead of importing them again (0.1 s a PDF).
+# gigabytes (a PDF whose form XObjects fan out): always parsed in a limited child, and so
+# is a compressed one (`manual.pdf.gz`, inflated in the child too). With the modules the
+# parse imports, imported here first so that each child inherits them instead of
+# importing them again (0.1 s a PDF).
 ISOLATED_SUFFIXES = MappingProxyType({".pdf": ("pypdfium2", "docai.loading.pdf")})
 
 
@@ -72,7 +73,8 @@ def load_file(
     source = source_name(root, path)
     kind = format_for(path)
     if kind is None:
-        unsupported = messages.LOAD_SKIP_UNSUPPORTED.format(suffix=path.suffix)
+        unsupported = messages.LOAD_SKIP_UNSUPPORTED.format(
+            suffix=path.suffix.lower() or messages.NO_DOCUMENTS_NO_SUFFIX)
         return LoadResult(None, Skipped(source, unsupported))
     if not follow_links and (outside := outside_link_reason(root, path, link_roots)) is not None:
         return LoadResult(None, Skipped(source, outside))
@@ -118,7 +120,7 @@ def load_file(
 def _parse(kind: Format, content: str | bytes, origin: Origin,
            seconds: float) -> Parsed | Failed:
     """`kind.parse`, in a limited child when it must be (see the module's docstring)."""
-    preload = ISOLATED_SUFFIXES.get(suffix_of(origin.path))
+    preload = ISOLATED_SUFFIXES.get(parsed_as(origin.path))
     apart = preload is not None or threading.current_thread() is not threading.main_thread()
     if apart and can_isolate():
         for module in preload or ():

@@ -27,7 +27,8 @@ LOAD_SKIP_NOT_A_FILE = "não é um arquivo comum (é uma pasta, pipe ou disposit
 LOAD_SKIP_UNREADABLE = "sem permissão para ler o arquivo ({reason}); ajuste com chmod +r"
 LOAD_SKIP_READ_ERROR = "erro ao ler o arquivo: {reason}"
 LOAD_SKIP_UNSUPPORTED = (
-    "extensão {suffix!r} não suportada; use .md, .mdx, .rst, .adoc, .html, .ipynb, .pdf, .epub ou .txt"
+    "formato {suffix} não é lido pelo docai (ele lê Markdown, reST, AsciiDoc, HTML, texto, "
+    "PDF, EPUB, DOCX, ODT, Org, notebooks, páginas man e info); converta-o para um deles"
 )
 LOAD_SKIP_TOO_NESTED = "marcação aninhada demais para ser lida; simplifique o arquivo"
 LOAD_NOTICE_ENCODING = (
@@ -54,6 +55,19 @@ DISCOVER_SKIP_DIR_UNREADABLE = (
     "não consegui ler a pasta ({reason}); os arquivos dela ficaram de fora. "
     "Se for permissão, ajuste com chmod +rx"
 )
+DISCOVER_UNREAD_NO_SUFFIX = (
+    "arquivo sem extensão que não é README, NEWS, INSTALL, COPYING... (esses são lidos como "
+    "texto); para lê-lo, dê a ele a extensão do formato (.txt, .md...)"
+)
+DISCOVER_UNREAD_HIDDEN = "pasta oculta (o nome começa com ponto): docai não entra nela"
+DISCOVER_UNREAD_BUILD = (
+    "pasta de um HTML gerado pelo Sphinx (cópias das fontes ou o tema): as páginas são lidas"
+)
+DISCOVER_UNREAD_RULE = (
+    "deixado de fora por regra (.gitignore, .docaiignore ou as pastas de ferramentas); "
+    "!padrão no .docaiignore traz de volta"
+)
+DISCOVER_UNREAD_RULES_FILE = "regras do que deixar de fora: lidas como regras, não como documento"
 DISCOVER_SKIP_DOC_NAMED_FOLDER = "é uma pasta, não um arquivo {suffix}, e não tem documentos dentro"
 LOAD_SKIP_TOO_SLOW = (
     "levou mais de {seconds} s para ser lido (marcação patológica?) e ficou de fora; "
@@ -109,6 +123,10 @@ LOAD_SKIP_ANTORA_NAV = "menu de navegação do Antora (nav.adoc): as páginas qu
 LOAD_SKIP_EPUB_BROKEN = "EPUB danificado ({reason}); ele é um zip de capítulos XHTML"
 LOAD_SKIP_EPUB_TOO_BIG = (
     "EPUB descompactado passaria de {limit} (suspeito de bomba zip); não foi aberto"
+)
+LOAD_SKIP_ZIPPED_BROKEN = "{kind} danificado ({reason}); abra-o e salve de novo, ou remova-o"
+LOAD_SKIP_ZIPPED_TOO_BIG = (
+    "{kind} descompactado passaria de {limit} (suspeito de bomba zip); não foi aberto"
 )
 LOAD_SKIP_NOTEBOOK_BROKEN = "notebook Jupyter inválido ({reason}); abra-o no Jupyter e salve de novo"
 

@@ -44,7 +44,7 @@ def skipped_reason(result: LoadResult) -> str:
 def test_supported_suffixes_contract() -> None:
     expected = {".md", ".markdown", ".mdx", ".html", ".htm", ".xhtml", ".txt", ".rst", ".rest",
                 ".rst.txt", ".rest.txt", ".adoc", ".asciidoc", ".ipynb", ".pdf", ".epub",
-                ".man", ".info", ".gz"}
+                ".man", ".info", ".gz", ".docx", ".odt", ".org"}
     assert expected == set(SUPPORTED_SUFFIXES)
     for by_pattern in (".1", ".8", ".3pm", ".1ssl", ".info-2"):  # man sections, info parts
         assert by_pattern in SUPPORTED_SUFFIXES
@@ -54,7 +54,7 @@ def test_supported_suffixes_contract() -> None:
 
 def test_discover_lists_supported_files_in_stable_relative_order(tmp_path: Path) -> None:
     for name in ("z.md", "b/c.txt", "a.md", "b/a.HTML", "b/d/e.markdown", "a/x.htm",
-                 "README.MD", "img.png", "notes.docx", "b/script.py"):
+                 "README.MD", "img.png", "notes.pages", "b/script.py"):
         write(tmp_path, name)
     found = discover(tmp_path)
     assert relative(tmp_path, found) == [
@@ -293,8 +293,8 @@ def test_size_limit_is_a_keyword_argument(tmp_path: Path) -> None:
 
 
 def test_unsupported_suffix_is_skipped(tmp_path: Path) -> None:
-    reason = skipped_reason(load_file(tmp_path, write(tmp_path, "notas.docx", "Título\n====\n")))
-    assert "'.docx'" in reason
+    reason = skipped_reason(load_file(tmp_path, write(tmp_path, "notas.pages", "Título\n====\n")))
+    assert "formato .pages não é lido" in reason
 
 
 def test_pathologically_nested_html_is_skipped_not_raised(tmp_path: Path) -> None:
