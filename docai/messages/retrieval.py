@@ -61,8 +61,8 @@ DURATION_HOURS = "{hours} h {minutes:02d} min"
 # `docai index` on a collection not yet embedded: what the questions get meanwhile.
 DENSE_INDEX_EMBEDDING = (
     "Calculando os embeddings de {missing} janela(s) ({done} de {total} trechos prontos); "
-    "Ctrl-C interrompe sem perder o já feito. Até terminar, as perguntas usam só a busca "
-    "por palavras."
+    "Ctrl-C interrompe sem perder o já feito. Até terminar, cada pergunta calcula os "
+    "das suas melhores candidatas, e as respostas podem melhorar à medida que avançam."
 )
 
 # --- evaluation, `docai eval` (docai/retrieval/evaluation.py, docai/cli/commands/evaluate.py) ---
@@ -106,14 +106,25 @@ EVAL_FILE_TOO_LARGE = "maior que {limit} bytes"
 # How much of the collection the dense ranking covers (`docai search -v`, the REPL).
 DENSE_COVERAGE_PARTIAL = (
     "Busca por significado: {done} de {total} trechos com embeddings ({percent}%); até "
-    "terminar, as perguntas são respondidas só pela busca por palavras, sem esperar. Os "
-    "resultados melhoram quando os embeddings terminarem: `docai index --embed` os calcula "
-    "agora e diz quanto falta; o modo interativo, enquanto espera por você."
+    "terminar, cada pergunta calcula os de poucas janelas das suas melhores candidatas e "
+    "ordena por significado as que já os têm, sem esperar pelo resto. As respostas podem "
+    "melhorar à medida que os embeddings avançam: `docai index --embed` os calcula agora e "
+    "diz quanto falta; o modo interativo, enquanto espera por você."
 )
 DENSE_COVERAGE_PARTIAL_ETA = (
     "Busca por significado: {done} de {total} trechos com embeddings ({percent}%); até "
-    "terminar, só busca por palavras. Os resultados melhoram quando os embeddings "
-    "terminarem, em cerca de {eta}."
+    "terminar, cada pergunta usa os das suas melhores candidatas. As respostas podem "
+    "melhorar à medida que os embeddings avançam; terminam em cerca de {eta}."
+)
+# After a question, with -v: what its ranking by meaning took.
+DENSE_QUESTION_COST_PARTIAL = (
+    "Esta pergunta: {embedded} janela(s) com embeddings calculados agora, {scored} "
+    "candidata(s) ordenadas por significado; a coleção ainda não tem todos os embeddings, "
+    "então a resposta pode melhorar depois."
+)
+DENSE_QUESTION_COST_COMPLETE = (
+    "Esta pergunta: {embedded} janela(s) com embeddings calculados agora, {scored} "
+    "candidata(s) ordenadas por significado, mais a coleção inteira."
 )
 DENSE_COVERAGE_COMPLETE = (
     "Busca por significado: os {total} trechos têm embeddings; nenhuma pergunta espera por "

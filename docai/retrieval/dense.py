@@ -1,17 +1,21 @@
 """Dense ranking: the lexical candidates re-ranked by an embedding model, fused with the
 whole collection's ranking by meaning.
 
-What every command uses (`open_dense`) ranks by meaning only once the whole collection is
-embedded, and by words alone until then: a question never waits on the embedder, and its
-passages do not change under the user as a pass goes on (the first questions of a new
-folder, asked at 2 % and at 100 % embedded, got different sources; the commands now say
-that results improve when embedding ends, and when that will be). Embedding happens at
-`docai index` and in the REPL's background pass (`docai.retrieval.dense_pass`); once it is
-done, a question embeds only itself.
+What every command uses (`open_dense`) ranks by meaning from a folder's first question, at a
+bounded cost: until the whole collection is embedded, a question embeds one window (the one
+sharing most of its words) of each of its best few lexical candidates that has no vector
+(`dense_fresh_candidates`), and ranks by meaning every candidate with some vector, fused as
+for an embedded collection. Ranked by words alone until the collection was embedded, a new
+folder's first questions got docai's weakest retrieval (paraphrases 0.39 hit@3 against 0.54
+embedded, on a held-out collection); embedding every window of the top 30 candidates cost
+3.3x a words-only first question and 16.6x later ones. The windows a question embeds are
+kept, and the candidates it touched are the background pass's first work
+(`docai.retrieval.dense_pass`); answers may improve as the pass goes on, which `-v` and
+`/info` say. Once it is done, a question embeds only itself.
 
-The other mode (`words_until_complete` off), where a question's own lexical candidates
-(the top `dense_candidates`) are embedded when their vectors are missing, at most
-`dense_question_windows` of them, is kept for the shared store (whose clients never write
+The other mode (`bounded_until_complete` off), where a question's own lexical candidates
+(the top `dense_candidates`) are embedded whole when their vectors are missing, at most
+`dense_question_windows` windows, is kept for the shared store (whose clients never write
 vectors) and for scoring sets (`scripts/eval.py`), whose figures it keeps comparable.
 
 Why re-rank rather than search by vectors alone: TF-IDF and BM25 only match shared terms,
@@ -55,10 +59,29 @@ from docai.retrieval.window_vectors import WindowVectors
 from docai.settings import Settings
 
 __all__ = ["EMBED_BATCH", "MAX_QUERY_CHARS", "QUESTION_CACHE_SIZE", "DenseRanking",
-           "PassReport", "Reranked", "open_dense", "open_dense_ranking"]
+           "PassReport", "QuestionCost", "Reranked", "open_dense", "open_dense_ranking"]
 
 # A question whose candidates lack this many windows shows a bar while they are embedded.
 MIN_WINDOWS_FOR_BAR = 8
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionCost:
+    """What the last question's re-ranking took: windows it embedded, candidates ranked
+    by meaning, and whether the collection was still being embedded (`partial`: its
+    answer may change as the pass goes on)."""
+
+    embedded: int
+    scored: int
+    partial: bool
+
+    def note(self) -> str:
+        """The line `-v` shows after the question (pt-BR)."""
+        if not self.partial:
+            return messages.DENSE_QUESTION_COST_COMPLETE.format(
+                embedded=self.embedded, scored=self.scored)
+        return messages.DENSE_QUESTION_COST_PARTIAL.format(
+            embedded=self.embedded, scored=self.scored)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +113,11 @@ class DenseRanking:
         progress: Progress | None = None,
         questions: LRUCache[str, np.ndarray] | None = None,
         windows: DenseWindows | None = None,
-        words_until_complete: bool = False,
+        bounded_until_complete: bool = False,
     ) -> None:
-        self.words_until_complete = words_until_complete
+        self.bounded_until_complete = bounded_until_complete
+        # The last question's cost, for `-v` (None: it was not ranked by meaning).
+        self.last_question: QuestionCost | None = None
         self.chunks = ChunkTable.of(chunks)
         self.embedder = embedder
         self.vectors = vectors
@@ -123,7 +148,7 @@ class DenseRanking:
                              warn=self.warn, progress=self._progress,
                              questions=self.job.questions,
                              windows=self.windows if same_windows else None,
-                             words_until_complete=self.words_until_complete)
+                             bounded_until_complete=self.bounded_until_complete)
         if same_windows:
             other.collection.carry_on_from(self.collection)
         return other
@@ -139,40 +164,39 @@ class DenseRanking:
         """`ranked` (the lexical ranking, best first) with its top candidates re-ranked by
         their best window's cosine with the question, fused with the lexical order.
 
-        Embeds the candidates' missing windows and the question first (a few seconds for a
-        cold question on a CPU, nothing for a warm one), keeping them in memory: `save`
-        writes them, which the commands do after their output, so an answer never waits for
-        the store to be rewritten (a second or two at 100k chunks). On an embedder error,
-        warns once and returns the lexical ranking unchanged. `crossing`: the question is in
-        another language than its passages, and the orders are weighed by
-        `crossing_weights`.
+        Embeds the candidates' missing windows and the question first, keeping them in
+        memory: `save` writes them, which the commands do after their output, so an answer
+        never waits for the store to be rewritten (a second or two at 100k chunks). Until
+        the collection is embedded, a bounded ranking (`bounded_until_complete`) embeds one
+        window of each of the top `dense_fresh_candidates` candidates that has none, and
+        ranks by meaning the candidates with some vector; otherwise up to
+        `dense_question_windows` windows, every window of the best candidates. On an
+        embedder error, warns once and returns the lexical ranking unchanged. `crossing`:
+        the question is in another language than its passages, and the orders are weighed
+        by `crossing_weights`.
         """
         params = self.params
         candidates = ranked[: params.dense_candidates]
-        if not self.active or len(candidates) == 0 or not self.ready():
+        self.last_question = None
+        if not self.active or len(candidates) == 0:
             return Reranked(ranked, scores, None)
+        partial = self.bounded_until_complete and not self.known_complete()
         try:
             # The question first: its size is the embedder's, which the stored vectors must
             # share (`settle_dimension`) before anything is counted as missing.
             query = self.question_vector(question)
-            # Twice at most: rows found damaged (or a store cut short) when read the first
-            # time are embedded again before ranking, never ranked as zeros.
-            for _attempt in range(2):
-                missing, candidates = self.windows.within_budget(
-                    candidates, params.dense_question_windows)
-                with progress_for(self._progress, messages.DENSE_QUESTION_PROGRESS,
-                                  len(missing), minimum=MIN_WINDOWS_FOR_BAR) as advance:
-                    self.job.embed_windows(missing, advance=advance)
-                similarities = self._chunk_similarities(candidates, query)
-                if not self.windows.missing(candidates):
-                    break
+            if partial:
+                candidates, similarities, embedded = self._partial(question, candidates, query)
+            else:
+                candidates, similarities, embedded = self._whole(candidates, query)
         except LLMError as error:
             self.job.fail(error)
             return Reranked(ranked, scores, None)
         finally:
             self.job.report_notices()  # damage found reading, said with this question
-        if not self.active:  # vectors of another size: no dense signal to fuse
+        if not self.active or len(candidates) == 0:  # no dense signal to fuse
             return Reranked(ranked, scores, None)
+        self.last_question = QuestionCost(embedded, len(candidates), partial)
         dense_order = candidates[np.lexsort((self._tiebreak[candidates], -similarities))]
         rankings = [ranked[: params.rank_depth], dense_order]
         weights = [*params.rerank_weights, params.dense_full_weight]
@@ -186,14 +210,39 @@ class DenseRanking:
         )
         return Reranked(fused, fused_scores, float(similarities.max()))
 
-    def ready(self) -> bool:
-        """Whether a question is ranked by meaning now: always, unless
-        `words_until_complete` (every command's ranking, `open_dense`), where only once
-        every chunk has its vectors. Until then a question gets exactly the ranking of
-        `--dense off`, and embeds nothing: its answer neither waits on the embedder nor
-        changes as the pass goes on, and changes once, when the pass ends (the commands
-        say so, and when)."""
-        return not self.words_until_complete or self.known_complete()
+    def _whole(
+        self, candidates: np.ndarray, query: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, int]:
+        """Every window of the best candidates embedded, within `dense_question_windows`:
+        the candidates then scored, their similarities, the windows embedded."""
+        embedded = 0
+        # Twice at most: rows found damaged (or a store cut short) when read the first
+        # time are embedded again before ranking, never ranked as zeros.
+        for _attempt in range(2):
+            missing, kept = self.windows.within_budget(
+                candidates, self.params.dense_question_windows)
+            with progress_for(self._progress, messages.DENSE_QUESTION_PROGRESS,
+                              len(missing), minimum=MIN_WINDOWS_FOR_BAR) as advance:
+                embedded += self.job.embed_windows(missing, advance=advance)
+            similarities = self._chunk_similarities(kept, query)
+            if not self.windows.missing(kept):
+                break
+        return kept, similarities, embedded
+
+    def _partial(
+        self, question: str, candidates: np.ndarray, query: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, int]:
+        """The collection not yet embedded: one window (the one sharing most of the
+        question's words) of each of the top `dense_fresh_candidates` candidates without
+        any vector embedded, then every candidate with some vector scored by its best
+        embedded window (a window without a vector reads as zeros, which no cosine of a
+        real window falls to). The candidates become the background pass's first work."""
+        fresh = self.windows.best_missing(
+            candidates[: self.params.dense_fresh_candidates], question)
+        embedded = self.job.embed_windows(fresh)
+        self.collection.put_first(candidates)
+        scored = self.windows.with_vectors(candidates)
+        return scored, self._chunk_similarities(scored, query), embedded
 
     def question_vector(self, question: str) -> np.ndarray:
         """The question's unit vector (kept for the last questions), of its first
@@ -277,7 +326,7 @@ def open_dense_ranking(
     rebuild: bool = False,
     warn: Callable[[str], None] = lambda line: None,
     progress: Progress | None = None,
-    words_until_complete: bool = False,
+    bounded_until_complete: bool = False,
 ) -> DenseRanking:
     """The dense ranking of `chunks` with `embedder`, its vectors kept in `cache_dir` (the
     index's folder, `Settings.resolved_cache_dir()`). Reads the store; embeds nothing and
@@ -285,7 +334,7 @@ def open_dense_ranking(
     path = vector_store.store_path(cache_dir, embedder.name)
     vectors = WindowVectors(path, embedder.name, rebuild=rebuild)
     ranking = DenseRanking(chunks, embedder, vectors, params=params, warn=warn,
-                           progress=progress, words_until_complete=words_until_complete)
+                           progress=progress, bounded_until_complete=bounded_until_complete)
     ranking.job.report_notices()
     return ranking
 
@@ -300,10 +349,10 @@ def open_dense(
 ) -> DenseRanking | None:
     """The dense ranking `settings` ask for (None with `--dense off` or no chunks).
 
-    Nothing is embedded here, nor by a question: until every chunk has its vectors (`docai
-    index`, the REPL's background pass) questions are ranked by words alone, exactly as
-    with `--dense off` (`DenseRanking.ready`). When `--embed-model auto` finds no embedding
-    model in Ollama (or no Ollama), `warn` says so and the bundled model stands in.
+    Until every chunk has its vectors (`docai index`, the REPL's background pass) a
+    question embeds at most `dense_fresh_candidates` windows (`DenseRanking.rerank`).
+    When `--embed-model auto` finds no embedding model in Ollama (or no Ollama), `warn`
+    says so and the bundled model stands in.
     """
     if not settings.dense or not chunks:
         return None
@@ -316,5 +365,5 @@ def open_dense(
     # can take hours to compute again.
     return open_dense_ranking(
         chunks, embedder, settings.resolved_cache_dir(), params=params, warn=warn,
-        progress=progress, words_until_complete=True,
+        progress=progress, bounded_until_complete=True,
     )

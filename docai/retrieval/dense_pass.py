@@ -1,10 +1,13 @@
 """The whole collection for a dense ranking: the resumable pass that embeds every window,
 how much of the collection is embedded, and its windows' vectors stacked for ranking.
 
-The rest of the collection is embedded in small resumable steps (`embed_pending`: the
-REPL runs it in a background thread while it waits for the user, `docai index --embed` to
-the end); it saves at least every `SAVE_INTERVAL_S` and when it stops, and `stop` is heard
-between batches of a few windows, so a question, Ctrl-C or exit waits for at most one batch.
+The chunks a question touched (its candidates, one window of the best few embedded for
+it) are embedded first, whole: the next questions on the same subject find them ranked by
+every window. The rest of the collection is embedded in order, in small resumable steps
+(`embed_pending`: the REPL runs it in a background thread while it waits for the user,
+`docai index --embed` to the end); it saves at least every `SAVE_INTERVAL_S` and when it
+stops, and `stop` is heard between batches of a few windows, so a question, Ctrl-C or exit
+waits for at most one batch.
 Once every chunk has its vectors, the store remembers the collection as complete (by a
 fingerprint of its chunk texts): the next process ranks the whole collection from its first
 question, and the next session's pass does not walk its windows again (at 100k chunks that
@@ -14,6 +17,7 @@ walk cut and hashed about 400k windows, seconds of CPU at every start).
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -62,11 +66,15 @@ class CollectionPass:
         self.complete = False  # a pass (or the store's mark) found every chunk's vectors
         self.mark_read = False  # the store's completeness mark was looked for
         self.scan: CollectionScan | None = None
+        # Chunks questions touched, embedded first (a deque: a question's thread appends
+        # while the pass's pops, each call atomic).
+        self.first: deque[int] = deque()
 
     def carry_on_from(self, other: CollectionPass) -> None:
         """Take what `other` (the same windows) found."""
         self.cursor, self.complete = other.cursor, other.complete
         self.scan, self.mark_read = other.scan, other.mark_read
+        self.first = other.first
 
     def collection_scan(self) -> CollectionScan | None:
         """The stacked vectors of every window (built on first use: most sessions never
@@ -103,14 +111,15 @@ class CollectionPass:
         return self.complete
 
     def embedded_chunks(self) -> int:
-        """How many chunks have every window's vector, counted as the pass counts them:
-        the chunks before the first one that lacks a vector (the pass embeds in order, and
-        a question embeds nothing ahead of it), so `docai search -v`, `/info` and the
-        progress line all say the same number."""
+        """How many chunks have every window's vector, wherever they are: a changed file's
+        new chunks lower the count by their own number, not to the first of them (the
+        pass embeds chunks questions touched first, and the rest in order). `docai search
+        -v`, `/info` and the progress line all say this number. Walks the collection
+        unless it is marked complete: for a report, not for every question."""
         if self.known_complete():
             return len(self.windows)
         self.advance_cursor()
-        return self.cursor
+        return self.cursor + self._complete_rows(list(range(self.cursor, len(self.windows))))
 
     def windows_to_embed(self, limit: int) -> int | None:
         """How many windows of the collection lack a vector, or None when over `limit`
@@ -126,14 +135,41 @@ class CollectionPass:
                 return None
         return len(keys)
 
+    def put_first(self, rows: np.ndarray) -> None:
+        """Have the pass embed every window of `rows` (a question's candidates) before the
+        rest: the next questions on the same subject find them, and rank them whole."""
+        if not self.complete:
+            self.first.extend(rows.tolist())
+
+    def next_step(self, step: int) -> list[int]:
+        """The chunks of the pass's next step, whose missing windows number about `step`:
+        chunks questions touched first, then from the cursor on."""
+        rows: list[int] = []
+        count = 0
+        while self.first and count < step:
+            row = self.first.popleft()
+            if missing := len(self.vectors.missing(self.windows.keys(row))):
+                rows.append(row)
+                count += missing
+        if rows:
+            return rows
+        row = self.cursor
+        while row < len(self.windows) and count < step:
+            count += len(self.vectors.missing(self.windows.keys(row)))
+            rows.append(row)
+            row += 1
+        return rows
+
+    def _complete_rows(self, rows: list[int]) -> int:
+        return sum(self.windows.complete_row(row) for row in rows)
+
     def pending(self) -> bool:
         """Whether some chunk still lacks vectors (after the last pass looked)."""
         return self.cursor < len(self.windows)
 
-    def advance_cursor(self, limit: int | None = None) -> None:
+    def advance_cursor(self) -> None:
         """Move the cursor past chunks whose windows all have vectors."""
-        end = len(self.windows) if limit is None else limit
-        while self.cursor < end and self.windows.complete_row(self.cursor):
+        while self.cursor < len(self.windows) and self.windows.complete_row(self.cursor):
             self.cursor += 1
 
     def embed_pending(
@@ -154,22 +190,23 @@ class CollectionPass:
         marked = self.vectors.is_complete_for(fingerprint)
         if marked:
             self.cursor, self.complete = total, True
-        self.advance_cursor()
-        # `minimum` counts from the cursor: what decides is the work left, not the total.
+        done = self.embedded_chunks()
+        # `minimum` counts what is done: what decides is the work left, not the total.
         saved = time.monotonic()
         with progress_for(progress, messages.DENSE_PROGRESS, total,
-                          minimum=MIN_CHUNKS_FOR_BAR + self.cursor, done=self.cursor) as advance:
+                          minimum=MIN_CHUNKS_FOR_BAR + done, done=done) as advance:
             try:
                 while self.cursor < total and job.failed is None and not stop():
-                    before = self.cursor
-                    rows, keys = self.windows.next_missing(self.cursor, step)
+                    rows = self.next_step(step)
+                    before = self._complete_rows(rows)
+                    keys = self.windows.missing(np.array(rows, dtype=np.int64))
                     try:
                         embedded += job.embed_windows(keys, stop=stop)
                     except LLMError as error:
                         job.fail(error)
                         break
-                    self.advance_cursor(rows)
-                    advance(self.cursor - before)
+                    self.advance_cursor()
+                    advance(self._complete_rows(rows) - before)
                     if time.monotonic() - saved >= SAVE_INTERVAL_S:
                         job.save()
                         saved = time.monotonic()

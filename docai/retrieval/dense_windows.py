@@ -11,6 +11,7 @@ completeness mark names.
 from __future__ import annotations
 
 import hashlib
+import re
 import sys
 
 import numpy as np
@@ -20,6 +21,9 @@ from docai.index.chunk_table import ChunkTable
 from docai.retrieval.window_vectors import WindowVectors
 from docai.retrieval.windows import windows
 from docai.versioning import code_version
+
+# A word, for choosing which window of a chunk a question embeds first.
+_WORD = re.compile(r"\w{3,}")
 
 
 class DenseWindows:
@@ -92,6 +96,29 @@ class DenseWindows:
             kept.append(row)
         return [(row, key) for key, row in wanted.items()], np.array(kept, dtype=np.int64)
 
+    def best_missing(self, rows: np.ndarray, question: str) -> list[tuple[int, str]]:
+        """(row, key) of the window of each of `rows` that shares most of the question's
+        words, when it lacks a vector and the row has none at all, each key once: what a
+        question embeds before the collection is (`dense_fresh_candidates`). A row with
+        some vector already is scored by it: a bounded question embeds one window a row."""
+        words = set(_WORD.findall(question.lower()))
+        found: dict[str, int] = {}
+        for row in rows.tolist():
+            keys = self.keys(row)
+            missing = self.vectors.missing(keys)
+            if len(missing) < len(keys):
+                continue
+            texts = self.texts(row)
+            shared = [len(words & set(_WORD.findall(text.lower()))) for text in texts]
+            found.setdefault(keys[shared.index(max(shared))], row)
+        return [(row, key) for key, row in found.items()]
+
+    def with_vectors(self, rows: np.ndarray) -> np.ndarray:
+        """The rows of `rows` (in order) with at least one window's vector."""
+        kept = [row for row in rows.tolist()
+                if len(self.vectors.missing(self.keys(row))) < len(self.keys(row))]
+        return np.array(kept, dtype=np.int64)
+
     def missing(self, rows: np.ndarray) -> list[tuple[int, str]]:
         """(row, key) of each window of `rows` without a vector, each key once."""
         found: dict[str, int] = {}
@@ -99,15 +126,3 @@ class DenseWindows:
             for key in self.vectors.missing(self.keys(row)):
                 found.setdefault(key, row)
         return [(row, key) for key, row in found.items()]
-
-    def next_missing(self, start: int, limit: int) -> tuple[int, list[tuple[int, str]]]:
-        """From chunk `start` on, the missing windows of the next chunks, about `limit`
-        (whole chunks), and the row after the last chunk looked at."""
-        rows: list[int] = []
-        count = 0
-        row = start
-        while row < len(self.chunks) and count < limit:
-            count += len(self.vectors.missing(self.keys(row)))
-            rows.append(row)
-            row += 1
-        return row, self.missing(np.array(rows, dtype=np.int64))

@@ -48,6 +48,12 @@ class RetrievalParams:
     # candidate left without vectors keeps its lexical vote only (asked again, or after the
     # background pass or `docai index`, it has them).
     dense_question_windows: int = 48
+    # Until every window of the collection has its vector, what a question embeds (every
+    # command's ranking, `open_dense`): the window sharing most of its words of each of its
+    # top this many lexical candidates that has none, so a question never waits for more
+    # than this many windows. Chosen by cost alone (make bench, bench/first_question.py:
+    # later questions within 3x the words-only time), before any set was scored with it.
+    dense_fresh_candidates: int = 4
     # RRF k of the re-ranking: small, so the top of each order counts far more than its tail
     # (5 chosen on the blind sets pooled, with the weights below).
     dense_rrf_k: int = 5

@@ -156,18 +156,21 @@ def test_index_embeds_a_small_collection_at_once_and_says_how_far_a_large_one_is
     monkeypatch.setattr("docai.cli.commands.index.UP_FRONT_WINDOWS", 59)  # 60 are too many
     large = docai("index", *cache)
     assert large.returncode == 0, large.stderr
-    assert "0 de 60 trechos com embeddings (0%); até terminar, as perguntas são respondidas " \
-        "só pela busca por palavras" in large.stderr
+    assert "0 de 60 trechos com embeddings (0%); até terminar, cada pergunta calcula os de " \
+        "poucas janelas das suas melhores candidatas" in large.stderr
     assert stored_windows(tmp_path, docs, BUNDLED) == 0
     partial = docai(*search)
-    # A question embeds nothing: it is ranked by words until the collection is embedded.
-    assert "Busca por significado: 0 de 60 trechos com embeddings (0%)" in partial.stderr
-    assert stored_windows(tmp_path, docs, BUNDLED) == 0
+    # A question embeds a window of each of its best few candidates, kept for the pass
+    # (a chunk here is one window), and says answers may improve.
+    fresh = stored_windows(tmp_path, docs, BUNDLED)
+    assert 1 <= fresh <= DEFAULT_PARAMS.dense_fresh_candidates
+    assert f"Busca por significado: {fresh} de 60 trechos com embeddings" in partial.stderr
+    assert "As respostas podem melhorar" in partial.stderr
 
     monkeypatch.undo()
     small = docai("index", *cache)
     assert small.returncode == 0, small.stderr
-    assert "Embeddings prontos para os 60 trechos (60 janelas novas" in small.stdout
+    assert f"Embeddings prontos para os 60 trechos ({60 - fresh} janelas novas" in small.stdout
     assert stored_windows(tmp_path, docs, BUNDLED) == window_count(docs) == 60
     whole = docai(*search)
     assert ("Busca por significado: os 60 trechos têm embeddings; nenhuma pergunta espera "

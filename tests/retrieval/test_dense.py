@@ -214,12 +214,35 @@ def test_progress_counts_chunks_from_where_the_store_left_off(
         shown.append((label, total, done))
         yield advanced.append
 
-    with dense_for(index, cache_dir, fake.url) as dense:
-        search(index, QUESTIONS[0], 3, None, dense)  # embeds its candidates
+    few = replace(DEFAULT_PARAMS, dense_candidates=3)
+    with dense_for(index, cache_dir, fake.url, params=few) as dense:
+        search(index, QUESTIONS[0], 3, None, dense)  # embeds its three candidates
+        complete = sum(dense.windows.complete_row(row) for row in range(len(index)))
         dense.embed_pending(progress=progress, step=16)
     [(label, total, done)] = shown
     assert (label, total) == (messages.DENSE_PROGRESS, len(index))
+    assert done == complete == 3  # wherever they are in the collection
     assert done + sum(advanced) == total
+
+
+def test_the_count_of_embedded_chunks_survives_a_changed_file(
+    docs: Path, tmp_path: Path, fake: EmbeddingOllama
+) -> None:
+    """A file changed in the middle of an embedded collection lowers the count by its own
+    new chunks, not to the first of them (it read "19 de 425" after "172/424")."""
+    index, cache_dir = index_of(docs, tmp_path / "cache")
+    with dense_for(index, cache_dir, fake.url) as dense:
+        dense.embed_pending()
+    changed = sorted(docs.iterdir())[5]
+    changed.write_text(changed.read_text(encoding="utf-8") + "\n\nUm parágrafo novo.\n",
+                       encoding="utf-8")
+    index, cache_dir = index_of(docs, cache_dir.parent)
+    new_rows = [row for row in range(len(index)) if index.chunks[row].source == changed.name]
+    with dense_for(index, cache_dir, fake.url) as dense:
+        counted = dense.embedded_chunks()
+        new = [row for row in new_rows if not dense.windows.complete_row(row)]
+        assert new and min(new) < len(index) // 2
+        assert counted == len(index) - len(new)
 
 
 def test_a_failing_embedder_warns_once_and_answers_lexically(
@@ -365,32 +388,36 @@ def run_search(docs: Path, cache: Path, url: str, *extra: str) -> subprocess.Com
                           cwd=Path(__file__).resolve().parents[2])
 
 
-def test_a_question_on_a_fresh_folder_embeds_nothing_and_ranks_as_words_only(
+def test_a_question_on_a_fresh_folder_embeds_a_bounded_few_windows_kept_for_the_pass(
     docs: Path, tmp_path: Path, fake: EmbeddingOllama
 ) -> None:
-    """No question waits on the embedder: until the collection is embedded, `docai search`
-    embeds neither the question nor a window, answers as `--dense off` does, and says so;
-    once `docai index --embed` has embedded it all, a question embeds only itself."""
+    """Until the collection is embedded, `docai search` embeds the question and one window
+    of each of its best `dense_fresh_candidates` candidates, no more, and says answers may
+    improve; `docai index --embed` then embeds every other window once (the question's are
+    kept), after which a question embeds only itself."""
     cache = tmp_path / "cache"
     first = run_search(docs, cache, fake.url, "--embed-model", MODEL, "-v")
     assert first.returncode == 0, first.stderr
-    assert fake.embedded_texts() == []  # nothing embedded, not even the question
-    words = run_search(docs, cache, fake.url, "--dense", "off")
-    assert json.loads(first.stdout) == json.loads(words.stdout)
-    assert "só pela busca por palavras" in first.stderr
-    assert "0 de " in first.stderr
+    sent = fake.embedded_texts()
+    assert sent[0] == "pip install docai"
+    windows_of_question = sent[1:]
+    assert 1 <= len(windows_of_question) <= DEFAULT_PARAMS.dense_fresh_candidates
+    assert all("pip install docai" in text for text in windows_of_question)  # the best ones
+    assert "podem melhorar" in first.stderr
+    assert json.loads(first.stdout)["results"]
 
     embedded = subprocess.run(
         [sys.executable, "-m", "docai", "index", "--embed", "--docs", str(docs), "--cache-dir",
          str(cache), "--ollama-url", fake.url, "--embed-model", MODEL, "--dense", "on"],
         capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
     assert embedded.returncode == 0, embedded.stderr
-    windows_sent = len(fake.embedded_texts())
-    assert windows_sent == len(all_windows(index_of(docs, cache)[0]))
+    every = set(all_windows(index_of(docs, cache)[0]))
+    sent = fake.embedded_texts()
+    assert sorted(sent[1:]) == sorted(every)  # each window once, the question's not again
 
     dense = run_search(docs, cache, fake.url, "--embed-model", MODEL, "-v")
     assert dense.returncode == 0, dense.stderr
-    assert fake.embedded_texts()[windows_sent:] == ["pip install docai"]  # the question only
+    assert fake.embedded_texts()[len(sent):] == ["pip install docai"]  # the question only
     assert "trechos têm embeddings" in dense.stderr
     assert json.loads(dense.stdout)["results"]
 
