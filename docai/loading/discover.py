@@ -1,9 +1,11 @@
 """discover: list the docs files under a folder, in an order that never changes between runs.
 
 What the walk passes over for a reason the user may not guess (a link leaving the folder,
-a link loop, a pipe named `x.md`, a folder it may not read) is reported, never dropped
-without a word; what it skips by design (hidden and tool folders, unsupported suffixes)
-is not, or every build would repeat it.
+a link loop, a pipe named `x.md`, a folder it may not read) is reported as skipped, never
+dropped without a word. What it leaves out by design (files of a format docai does not
+read, hidden and build folders, what the ignore rules match) is `unread`: `docai status`
+lists each with its reason and `docai index` counts them, without repeating them as
+problems at every build.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from pathlib import Path
 
 from docai import messages
 from docai.errors import DocsFolderError
-from docai.loading.formats import SUPPORTED_SUFFIXES
-from docai.loading.ignore import IgnoreRules
+from docai.loading.formats import FORMATS, readable_name, suffix_of_name
+from docai.loading.ignore import GIT_IGNORE_FILE, IGNORE_FILE, IgnoreRules
 from docai.loading.names import display_name
 from docai.records import Notice, Skipped
 
@@ -30,12 +32,44 @@ from docai.records import Notice, Skipped
 # passages of Python's manual, ranking above the pages they duplicate) and its theme in
 # `_static`.
 SKIPPED_DIR_NAMES = frozenset({"_sources", "_static"})
+RULES_FILES = frozenset({IGNORE_FILE, GIT_IGNORE_FILE})  # at the folder's top
 _SPECIAL_KINDS = (
     (stat.S_ISFIFO, messages.DISCOVER_KIND_FIFO),
     (stat.S_ISSOCK, messages.DISCOVER_KIND_SOCKET),
     (stat.S_ISCHR, messages.DISCOVER_KIND_DEVICE),
     (stat.S_ISBLK, messages.DISCOVER_KIND_DEVICE),
 )
+# Why a file or folder is unread by design (`Unread.kind`).
+UNREAD_FORMAT = "format"  # a file of a format docai does not read (`suffix` says which)
+UNREAD_HIDDEN = "hidden"  # a hidden folder, not walked
+UNREAD_BUILD = "build"  # a Sphinx build's `_sources` or `_static`, not walked
+UNREAD_RULE = "rule"  # a file or folder the ignore rules leave out
+UNREAD_RULES_FILE = "rules file"  # `.docaiignore`, `.gitignore`: read as rules, not as docs
+
+
+@dataclass(frozen=True, slots=True)
+class Unread:
+    """A file (or a folder, `source` ending in '/') the walk leaves out by design, and why:
+    `kind` is one of the UNREAD_ names; `suffix` is the format's (".png", "" for none)."""
+
+    source: str
+    kind: str
+    suffix: str = ""
+
+    @property
+    def reason(self) -> str:
+        """The pt-BR reason `docai status` shows beside the name."""
+        if self.kind == UNREAD_FORMAT:
+            if not self.suffix:
+                return messages.DISCOVER_UNREAD_NO_SUFFIX
+            return messages.LOAD_SKIP_UNSUPPORTED.format(suffix=self.suffix)
+        return _UNREAD_REASONS[self.kind]
+
+
+_UNREAD_REASONS = {UNREAD_HIDDEN: messages.DISCOVER_UNREAD_HIDDEN,
+                   UNREAD_BUILD: messages.DISCOVER_UNREAD_BUILD,
+                   UNREAD_RULE: messages.DISCOVER_UNREAD_RULE,
+                   UNREAD_RULES_FILE: messages.DISCOVER_UNREAD_RULES_FILE}
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +81,7 @@ class Discovery:
     skipped: tuple[Skipped, ...]
     ignored: int = 0  # files and folders the ignore rules left out (`loading.ignore`)
     notices: tuple[Notice, ...] = ()  # rules of the ignore files that were skipped, and why
+    unread: tuple[Unread, ...] = ()  # what is left out by design, sorted by source
 
 
 def scan(
@@ -68,14 +103,23 @@ def scan(
     folders, when several are read as one through `docai.folder_union`).
     """
     walk = _Walk(root, follow_links, use_gitignore, link_roots)
-    found = sorted(relative for relative, suffix in walk.files()
-                   if suffix in SUPPORTED_SUFFIXES)
+    found: list[str] = []
+    unread = walk.unread
+    for relative, key in walk.files():
+        if key in FORMATS:
+            found.append(relative)
+        elif relative in RULES_FILES:
+            unread.append(Unread(relative, UNREAD_RULES_FILE))
+        else:
+            unread.append(Unread(relative, UNREAD_FORMAT, key))
+    found.sort()
     skipped = [*walk.skipped, *_empty_doc_named_folders(walk.doc_named_folders, found)]
     return Discovery(
         files=tuple(root / relative for relative in found),
         skipped=tuple(sorted(skipped, key=lambda item: item.source)),
         ignored=walk.ignored,
         notices=walk.rules.notices,
+        unread=tuple(sorted(unread, key=lambda item: item.source)),
     )
 
 
@@ -86,7 +130,7 @@ def supported_files(
     """The relative POSIX paths `scan` would list, unsorted and without the reasons: the
     cheap walk a freshness check repeats before each question."""
     walk = _Walk(root, follow_links, use_gitignore, link_roots)
-    return (relative for relative, suffix in walk.files() if suffix in SUPPORTED_SUFFIXES)
+    return (relative for relative, key in walk.files() if key in FORMATS)
 
 
 def discover(root: Path, *, follow_links: bool = False) -> list[Path]:
@@ -95,10 +139,10 @@ def discover(root: Path, *, follow_links: bool = False) -> list[Path]:
 
 
 def unsupported_suffixes(root: Path, *, follow_links: bool = False) -> Counter[str]:
-    """How many files of each unsupported suffix (".rst", ".png"; "" for none) `discover`
+    """How many files of each unsupported suffix (".odp", ".png"; "" for none) `discover`
     passes over: what to tell a user whose folder holds no document docai reads."""
     walk = _Walk(root, follow_links)
-    return Counter(suffix for _, suffix in walk.files() if suffix not in SUPPORTED_SUFFIXES)
+    return Counter(key for _, key in walk.files() if key not in FORMATS)
 
 
 def outside_target(root: Path, path: Path, link_roots: tuple[str, ...] = ()) -> str | None:
@@ -131,12 +175,14 @@ class _Walk:
         self.follow_links = follow_links
         self.skipped: list[Skipped] = []
         self.doc_named_folders: list[str] = []
+        self.unread: list[Unread] = []
         labels = _link_names(root) if link_roots else ()
         self.rules = IgnoreRules.of(root, use_gitignore=use_gitignore, labels=labels)
         self.ignored = 0
 
     def files(self) -> Iterator[tuple[str, str]]:
-        """(relative POSIX path, lower-case suffix) of every file `discover` may consider."""
+        """(relative POSIX path, format key) of every file `discover` may consider: the key
+        is in FORMATS for a file docai reads, else its lower-case suffix ("" for none)."""
         visited: set[tuple[int, int]] = set()
         real: list[tuple[str, str]] = [(os.fspath(self.root), "")]
         linked: list[tuple[str, str]] = []
@@ -150,11 +196,13 @@ class _Walk:
                 kind = self._kind(entry, relative)
                 if kind is not None and self.rules.ignored(relative, is_dir=kind != "file"):
                     self.ignored += 1
+                    self.unread.append(Unread(relative + ("" if kind == "file" else "/"),
+                                              UNREAD_RULE))
                     continue
                 if kind == "file":
-                    yield relative, _suffix(entry.name)
+                    yield relative, suffix_of_name(entry.name)
                 elif kind is not None:
-                    if _suffix(entry.name) in SUPPORTED_SUFFIXES:
+                    if _doc_named_folder(entry.name):
                         self.doc_named_folders.append(relative)
                     queue = linked if kind == "linked folder" else real
                     queue.append((entry.path, relative + "/"))
@@ -165,7 +213,7 @@ class _Walk:
         try:
             if not entry.is_symlink():
                 if entry.is_dir(follow_symlinks=False):
-                    return "folder" if _walkable(entry.name) else None
+                    return "folder" if self._walkable(entry.name, relative) else None
                 if entry.is_file(follow_symlinks=False):
                     return "file"
                 self._special(entry.name, relative, entry.stat(follow_symlinks=False))
@@ -175,7 +223,7 @@ class _Walk:
             return None
 
     def _link(self, entry: os.DirEntry[str], relative: str) -> str | None:
-        is_doc = _suffix(entry.name) in SUPPORTED_SUFFIXES
+        is_doc = readable_name(entry.name)
         try:
             info = os.stat(entry.path)
         except FileNotFoundError:  # broken: load_file names the missing target
@@ -186,7 +234,7 @@ class _Walk:
                 self._skip(relative, messages.DISCOVER_SKIP_LINK_LOOP.format(target=target))
             return None
         is_dir = stat.S_ISDIR(info.st_mode)
-        if is_dir and not _walkable(entry.name):
+        if is_dir and not self._walkable(entry.name, relative):
             return None
         target = os.path.realpath(entry.path)
         if not self.follow_links and not any(_inside(root, target) for root in self.allowed):
@@ -204,10 +252,18 @@ class _Walk:
     def _special(self, name: str, relative: str, info: os.stat_result) -> None:
         """A pipe, socket or device is never opened (opening a FIFO waits for a writer for
         ever); one named like a doc is reported."""
-        if _suffix(name) in SUPPORTED_SUFFIXES:
+        if readable_name(name):
             kind = next((kind for test, kind in _SPECIAL_KINDS if test(info.st_mode)),
                         messages.DISCOVER_KIND_OTHER)
             self._skip(relative, messages.DISCOVER_SKIP_SPECIAL.format(kind=kind))
+
+    def _walkable(self, name: str, relative: str) -> bool:
+        """Whether a folder is walked; one that is not is listed as unread."""
+        if _walkable(name):
+            return True
+        kind = UNREAD_BUILD if name in SKIPPED_DIR_NAMES else UNREAD_HIDDEN
+        self.unread.append(Unread(relative + "/", kind))
+        return False
 
     def _first_visit(
         self, folder: str, prefix: str, visited: set[tuple[int, int]], *, is_link: bool
@@ -294,6 +350,13 @@ def _inside(real_root: str, real_path: str) -> bool:
 
 def _walkable(name: str) -> bool:
     return not name.startswith(".") and name not in SKIPPED_DIR_NAMES
+
+
+def _doc_named_folder(name: str) -> bool:
+    """Whether a folder is named like a file docai reads (`notas.md/`); README-like names
+    without a suffix are not (an `install/` folder is common)."""
+    key = suffix_of_name(name)
+    return key.startswith(".") and key in FORMATS
 
 
 def _suffix(name: str) -> str:

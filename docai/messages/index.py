@@ -20,8 +20,8 @@ CACHE_NOT_SAVED = (
     "Indique uma pasta gravável com --cache-dir PASTA ou DOCAI_CACHE_DIR"
 )
 NO_DOCUMENTS = (
-    "a pasta {path} não tem documentos (Markdown, HTML, reST, AsciiDoc, notebooks, PDF, EPUB "
-    "ou .txt){found}; "
+    "a pasta {path} não tem documentos (Markdown, HTML, reST, AsciiDoc, Org, texto, PDF, "
+    "EPUB, DOCX, ODT, notebooks, páginas man ou info){found}; "
     "adicione arquivos ou indique outra pasta com --docs PASTA"
 )
 INDEX_DUPLICATES = (
@@ -31,6 +31,7 @@ INDEX_DUPLICATES = (
 NO_DOCUMENTS_FOUND = " (só arquivos de outros tipos: {kinds})"
 NO_DOCUMENTS_KIND = "{count} {suffix}"
 NO_DOCUMENTS_NO_SUFFIX = "sem extensão"
+NO_DOCUMENTS_ONE_EACH = "1 de cada: {suffixes}"
 NO_TEXT_IN_DOCUMENTS = (
     "nenhum dos {count} documento(s) em {path} tem texto para indexar; "
     "`docai index --docs {quoted}` mostra o motivo de cada um"
@@ -45,6 +46,11 @@ INDEX_CHANGES = (
 )
 INDEX_SKIPPED_HEADER = "{count} arquivo(s) ignorado(s):"
 INDEX_SKIPPED_LINE = "  {source}: {reason}"
+INDEX_UNREAD = (
+    "{count} arquivo(s) ou pasta(s) não lidos ({kinds}); `docai status` diz cada um e por quê"
+)
+INDEX_UNREAD_HIDDEN = "{count} pasta(s) oculta(s)"
+INDEX_UNREAD_BUILD = "{count} pasta(s) de HTML do Sphinx (_sources, _static)"
 INDEX_NOTICES_HEADER = "{count} aviso(s):"
 INDEX_NOTICE_LINE = "  {source}: {message}"
 INDEX_TIMINGS = (
@@ -91,4 +97,9 @@ STATUS_UP_TO_DATE = "A pasta não mudou desde então."
 STATUS_CHANGED = "A pasta mudou desde então: {new} novo(s), {changed} alterado(s), {removed} removido(s); a próxima pergunta ou docai index os lê."
 STATUS_IGNORED = "{count} arquivo(s) ou pasta(s) deixados de fora por regras (.gitignore, .docaiignore, pastas de ferramentas)"
 STATUS_SKIPPED = "Ignorados ({count}):"
+STATUS_UNREAD = (
+    "Não lidos ({count}): formatos que o docai não lê, pastas ocultas e o que as regras "
+    "deixam de fora:"
+)
+STATUS_UNREAD_SEE = "{count} arquivo(s) ou pasta(s) não lidos: docai status diz cada um e por quê"
 STATUS_SKIPPED_LINE = "  {source}: {reason}"

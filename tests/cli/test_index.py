@@ -116,13 +116,13 @@ def test_empty_docs_folder_says_so(docai: InProcessDocai, tmp_path: Path) -> Non
 def test_folder_of_other_file_types_names_them(docai: InProcessDocai, tmp_path: Path) -> None:
     docs = tmp_path / "office"
     (docs / "api").mkdir(parents=True)
-    for name in ("index.docx", "usage.docx", "api/module.docx", "logo.png", "Makefile"):
+    for name in ("index.pages", "usage.pages", "api/module.pages", "logo.png", "Makefile"):
         (docs / name).write_text("x")
     for command in ("index", "search"):
         args = [command] + (["proxy"] if command == "search" else [])
         code, _, err = docai(*args, "--docs", docs, "--cache-dir", tmp_path / "c")
         assert code == 2, command
-        assert "só arquivos de outros tipos: 3 .docx, 1 sem extensão, 1 .png" in err
+        assert "só arquivos de outros tipos: 3 .pages; 1 de cada: .png, sem extensão" in err
         assert "Traceback" not in err
 
 

@@ -2,10 +2,11 @@
 `docai status` and `/info`.
 
 Files indexed by format, chunks, how many have their embeddings, each file skipped with its
-reason, how many the ignore rules left out, when the index was last written, and whether the
-folder changed since (by size and modification time, as a start decides what to read
-again). It reads the stored index and walks the folder; it neither parses nor writes, so it
-is cheap on a large folder and safe beside a running REPL.
+reason, each file or folder not read by design (a format docai does not read, a hidden
+folder, what the ignore rules left out) with its reason, when the index was last written,
+and whether the folder changed since (by size and modification time, as a start decides
+what to read again). It reads the stored index and walks the folder; it neither parses nor
+writes, so it is cheap on a large folder and safe beside a running REPL.
 """
 
 from __future__ import annotations
@@ -22,8 +23,11 @@ from docai.index.cache import FileEntry
 from docai.index.chunk_table import ChunkTable
 from docai.index.reuse import Survey
 from docai.loading import display_name
+from docai.loading.formats import parsed_as
 from docai.retrieval.dense import open_dense
 from docai.settings import Settings
+
+_FORMAT_NAMES = {"rst.txt": "rst", "rest.txt": "rst", "readme": "txt", "": "?"}
 
 
 def describe(found: Survey, settings: Settings, *, embedded: bool = True) -> dict[str, Any]:
@@ -53,6 +57,7 @@ def describe(found: Survey, settings: Settings, *, embedded: bool = True) -> dic
         "chunks": len(previous.chunks) if previous is not None else 0,
         "skipped": sorted(skipped, key=lambda item: item["source"]),
         "ignored_by_rules": found.found.ignored,
+        "unread": [{"source": item.source, "reason": item.reason} for item in found.found.unread],
         "changed_since": {"new": len(new), "changed": len(touched), "removed": len(removed)},
         "embedded": _embedded(settings, previous.chunks) if embedded and previous else None,
     }
@@ -77,12 +82,15 @@ def _modified(path: Path, entry: FileEntry) -> bool:
 
 
 def _format(source: str) -> str:
-    name = source.lower()
-    return "rst" if name.endswith((".rst.txt", ".rest.txt")) else Path(name).suffix.lstrip(".")
+    """The format a file was read as: `md`, `rst` for Sphinx's `.rst.txt`, `man` for
+    `tar.1.gz`, `txt` for a README without a suffix."""
+    key = parsed_as(Path(source)).lstrip(".")
+    return _FORMAT_NAMES.get(key, key)
 
 
 def summary_lines(status: dict[str, Any], *, each_skipped: bool = True) -> list[str]:
-    """`status` as `docai status` prints it (`/info`: without the list of skipped files)."""
+    """`status` as `docai status` prints it (`/info`: without the lists of skipped and
+    unread files, only how many)."""
     shown = one_line(status["docs"])
     lines = [messages.STATUS_FOLDERS.format(docs=shown) if len(status["folders"]) > 1
              else messages.STATUS_DOCS.format(docs=shown)]
@@ -100,11 +108,18 @@ def summary_lines(status: dict[str, Any], *, each_skipped: bool = True) -> list[
                  else messages.STATUS_UP_TO_DATE)
     if status["ignored_by_rules"]:
         lines.append(messages.STATUS_IGNORED.format(count=status["ignored_by_rules"]))
-    if status["skipped"]:
-        lines.append(messages.STATUS_SKIPPED.format(count=len(status["skipped"])))
-        if not each_skipped:
-            return [*lines[:-1], messages.STATUS_SKIPPED_SEE.format(count=len(status["skipped"]))]
-        lines += [messages.STATUS_SKIPPED_LINE.format(source=display_name(item["source"]),
-                                                      reason=one_line(item["reason"]))
-                  for item in status["skipped"]]
+    for key, header, see in (("skipped", messages.STATUS_SKIPPED, messages.STATUS_SKIPPED_SEE),
+                             ("unread", messages.STATUS_UNREAD, messages.STATUS_UNREAD_SEE)):
+        if status[key] and not each_skipped:
+            lines.append(see.format(count=len(status[key])))
+        elif status[key]:
+            lines.append(header.format(count=len(status[key])))
+            lines += _listed(status[key])
     return lines
+
+
+def _listed(items: list[dict[str, str]]) -> list[str]:
+    """One line per file: its name (shown safely) and its reason."""
+    return [messages.STATUS_SKIPPED_LINE.format(source=display_name(item["source"]),
+                                                reason=one_line(item["reason"]))
+            for item in items]

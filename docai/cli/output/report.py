@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, TextIO
 from docai import messages
 from docai.cli.terminal_text import one_line
 from docai.loading import display_name
+from docai.loading.discover import UNREAD_BUILD, UNREAD_FORMAT, UNREAD_HIDDEN, Unread
 from docai.redaction import redact_url
 
 if TYPE_CHECKING:  # imported for its type only: the build stage is heavy to import
     from docai.index.build_report import BuildReport
 
-# How many kinds of unsupported files the "no documents" message names.
-LISTED_KINDS = 5
-
+_UNREAD_FOLDERS = {UNREAD_HIDDEN: messages.INDEX_UNREAD_HIDDEN,
+                   UNREAD_BUILD: messages.INDEX_UNREAD_BUILD}
 
 def status_lines(report: BuildReport) -> list[str]:
     """One line each for a discarded cache and an unsaved cache."""
@@ -34,20 +34,46 @@ def nothing_to_search(report: BuildReport, docs_dir: Path, others: Counter[str])
     if report.skipped:
         return messages.NO_TEXT_IN_DOCUMENTS.format(
             count=len(report.skipped), path=one_line(str(docs_dir)), quoted=_quoted(docs_dir))
-    kinds = ", ".join(
-        messages.NO_DOCUMENTS_KIND.format(
-            count=count, suffix=one_line(suffix) or messages.NO_DOCUMENTS_NO_SUFFIX
-        )
-        for suffix, count in sorted(others.items(), key=lambda item: (-item[1], item[0]))[
-            :LISTED_KINDS
-        ]
-    )
+    kinds = suffix_counts(others)
     found = messages.NO_DOCUMENTS_FOUND.format(kinds=kinds) if kinds else ""
     return messages.NO_DOCUMENTS.format(path=one_line(str(docs_dir)), found=found)
 
 
-def summary_lines(report: BuildReport, docs_dir: Path | str, cache_dir: Path) -> list[str]:
-    """The full account `docai index` gives: counts, changes, skipped files, notices, times."""
+def suffix_counts(counts: Counter[str]) -> str:
+    """Every suffix of `counts` with its count, most common first ("3 .odp, 2 .png"), and
+    the suffixes seen once together after them ("1 de cada: .key, .xcf, sem extensão"):
+    a folder of forty kinds stays one readable line, none of them left out."""
+    def shown(suffix: str) -> str:
+        return one_line(suffix) or messages.NO_DOCUMENTS_NO_SUFFIX
+
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0] == "", item[0]))
+    counted = ", ".join(messages.NO_DOCUMENTS_KIND.format(count=count, suffix=shown(suffix))
+                        for suffix, count in ranked if count > 1)
+    singles = [shown(suffix) for suffix, count in ranked if count == 1]
+    once = (messages.NO_DOCUMENTS_ONE_EACH.format(suffixes=", ".join(singles))
+            if len(singles) > 1 else
+            messages.NO_DOCUMENTS_KIND.format(count=1, suffix=singles[0]) if singles else "")
+    return "; ".join(part for part in (counted, once) if part)
+
+
+def unread_line(unread: tuple[Unread, ...]) -> str | None:
+    """How many files and folders `docai index` did not read by design, by kind (the
+    formats with their counts, hidden and build folders); those the ignore rules left out
+    have their own line. None when there are none."""
+    formats = Counter(item.suffix for item in unread if item.kind == UNREAD_FORMAT)
+    folders = Counter(item.kind for item in unread if item.kind in _UNREAD_FOLDERS)
+    kinds = [suffix_counts(formats)] if formats else []
+    kinds += [_UNREAD_FOLDERS[kind].format(count=count) for kind, count in folders.items()]
+    if not kinds:
+        return None
+    return messages.INDEX_UNREAD.format(count=sum(formats.values()) + sum(folders.values()),
+                                        kinds="; ".join(kinds))
+
+
+def summary_lines(report: BuildReport, docs_dir: Path | str, cache_dir: Path,
+                  unread: tuple[Unread, ...] = ()) -> list[str]:
+    """The full account `docai index` gives: counts, changes, what was not read by design
+    (`unread`, counted by kind), skipped files, notices, times."""
     timings = report.timings
     lines = [
         messages.INDEX_SUMMARY.format(
@@ -61,6 +87,8 @@ def summary_lines(report: BuildReport, docs_dir: Path | str, cache_dir: Path) ->
     ]
     if report.ignored:
         lines.append(messages.INDEX_IGNORED.format(count=report.ignored))
+    if (counted := unread_line(unread)) is not None:
+        lines.append(counted)
     if report.skipped:
         lines.append(messages.INDEX_SKIPPED_HEADER.format(count=len(report.skipped)))
         lines += [
