@@ -52,8 +52,9 @@ def man_info_folder(data: Path) -> None:
     with tempfile.TemporaryDirectory() as work:
         root = _unpacked(MAN_INFO, Path(work)) / "usr/share"
         shutil.rmtree(data / "man-info", ignore_errors=True)
-        shutil.copytree(root / "man/man1", data / "man-info/man1")
-        shutil.copytree(root / "info", data / "man-info/info",
+        # symlinks kept (`egrep.1.gz` -> `grep.1.gz`): the folder as Debian installs it
+        shutil.copytree(root / "man/man1", data / "man-info/man1", symlinks=True)
+        shutil.copytree(root / "info", data / "man-info/info", symlinks=True,
                         ignore=shutil.ignore_patterns("dir", "*.png"))
 
 

@@ -49,17 +49,37 @@ _COMMENT = re.compile(r"[.'][ \t]*\\[\"#]")
 
 
 def parse_man(text: str, origin: Origin) -> Parsed:
-    """Title (`name(section)`) and sections of a man page; `.so` pages are skipped."""
+    """Title (`name(section)`) and sections of a man page; a page that only points to
+    another (`.so other.1`, or a symlink to a page in the folder, as Debian installs
+    `egrep.1.gz` -> `grep.1.gz`) is skipped: the page it names is read once, by its name."""
     lines = text.split("\n")
     head = [line for line in lines[:20] if line.strip() and not _COMMENT.match(line)]
     if head and head[0].startswith(".so ") and len(head) == 1:
         raise UnusableFile(messages.LOAD_SKIP_MAN_LINK.format(target=head[0][4:].strip()))
+    if (target := _linked_page(origin)) is not None:
+        raise UnusableFile(messages.LOAD_SKIP_MAN_LINK.format(target=target))
     if not any(_REQUEST.match(line) for line in lines[:200]):
         raise UnusableFile(messages.LOAD_SKIP_NOT_MAN)
     reader = _ManReader(origin.stem)
     events = list(reader.events(lines))
     return Parsed(reader.title, build_sections([Heading(1, reader.title), *events],
                                                preamble_path=(reader.title,)))
+
+
+def _linked_page(origin: Origin) -> str | None:
+    """The page (relative to the docs folder) this file is a symlink to, when that page is
+    in the folder; None otherwise (a link out of it is read here, as its only copy)."""
+    path = origin.root / origin.path if not origin.path.is_absolute() else origin.path
+    for candidate in (path, path.with_name(path.name + ".gz")):  # read through `.gz`
+        try:
+            if not candidate.is_symlink():
+                continue
+            target, root = candidate.resolve(strict=True), origin.root.resolve(strict=True)
+        except (OSError, RuntimeError):
+            return None
+        if target.is_relative_to(root) and target.is_file():
+            return target.relative_to(root).as_posix()
+    return None
 
 
 class _ManReader:

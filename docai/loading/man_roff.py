@@ -47,7 +47,8 @@ _MDOC_DROPPED = {
 _QUOTES = {"Dq": ("“", "”"), "Do": ("“", "”"), "Qq": ('"', '"'), "Sq": ("‘", "’"),
            "Pq": ("(", ")"), "Op": ("[", "]"), "Oo": ("[", ""), "Oc": ("", "]"),
            "Po": ("(", ""), "Pc": ("", ")"), "Dc": ("", "”"), "Qo": ('"', ""), "Qc": ("", '"')}
-_ARGUMENT = re.compile(r'"((?:[^"]|"")*)"?|(\S+)')
+# An unquoted argument runs to the next unescaped space: `r\ filename` is one word.
+_ARGUMENT = re.compile(r'"((?:[^"]|"")*)"?|((?:\\.|[^\s\\]|\\$)+)')
 _EXIT_STATUS = "The utility exits 0 on success, and >0 if an error occurs."
 
 
@@ -81,8 +82,9 @@ def inline(text: str, strings: Mapping[str, str]) -> str:
 
 
 def split_arguments(rest: str) -> list[str]:
-    """A macro's arguments: words, or "quoted words" as one ("" inside is a quote)."""
-    if '"' not in rest:
+    """A macro's arguments: words, or "quoted words" as one ("" inside is a quote); an
+    escaped space (`\\ `) joins the words around it, as roff reads it."""
+    if '"' not in rest and "\\" not in rest:
         return rest.split()
     return [match[1].replace('""', '"') if match[1] is not None else match[2]
             for match in _ARGUMENT.finditer(rest)]

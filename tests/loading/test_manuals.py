@@ -37,6 +37,10 @@ Extract files from an archive. Don\*(Aqt overwrite.
 .SS Compression
 .IP "\-z" 4
 Filter the archive through \fBgzip\fP(1).
+.TP
+.RI r\  filename
+Append text read from
+.IR filename .
 .SH "SEE ALSO"
 .BR gzip (1)
 """
@@ -93,12 +97,31 @@ def test_a_gzipped_man_page_reads_as_man_shows_it(tmp_path: Path) -> None:
     assert "-t, --list\nList the contents of an archive— members only." in options.text
     assert "-x, --extract\nExtract files from an archive. Don't overwrite." in options.text
     assert options.location_at(options.text.index("-x, --extract")) == Location("line", 19)
-    assert "Filter the archive through gzip(1)." in by_path[
-        ("TARX(1)", "OPTIONS", "Compression")].text
+    compression = by_path[("TARX(1)", "OPTIONS", "Compression")].text
+    assert "Filter the archive through gzip(1)." in compression
+    assert "r filename\nAppend text read from filename." in compression  # `\ ` joins
     assert by_path[("TARX(1)", "NAME")].text == "tarx - an archiving utility"
     text = "\n".join(section.text for section in document.sections)
     for hidden in ("Macro body", "\\f", "\\-", "Comment", ".TP", "Aq"):
         assert hidden not in text, hidden
+
+
+def test_a_page_linked_to_another_is_read_once_by_its_own_name(tmp_path: Path) -> None:
+    """Debian installs aliases as symlinks (`egrep.1.gz` -> `grep.1.gz`): the alias is
+    skipped naming the page, so a passage is cited by the page the user knows; a link to
+    a page outside the folder is that page's only copy here, and is read."""
+    docs = tmp_path / "docs"
+    write(docs, "man1/tarx.1.gz", gzip.compress(MAN_PAGE.encode()))
+    (docs / "man1/untarx.1.gz").symlink_to("tarx.1.gz")
+    outside = write(tmp_path, "elsewhere/lsx.1", MDOC_PAGE.encode())
+    (docs / "man1/lsx.1").symlink_to(outside)
+    alias = load_file(docs, docs / "man1/untarx.1.gz")
+    assert alias.document is None and alias.skipped is not None
+    assert alias.skipped.reason == messages.LOAD_SKIP_MAN_LINK.format(target="man1/tarx.1.gz")
+    page = load_file(docs, docs / "man1/tarx.1.gz").document
+    assert page is not None and page.title == "TARX(1)"
+    linked_out = load_file(docs, docs / "man1/lsx.1", follow_links=True).document
+    assert linked_out is not None and linked_out.title == "lsx(1)"
 
 
 def test_an_mdoc_page_reads_its_callable_macros(tmp_path: Path) -> None:
