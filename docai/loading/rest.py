@@ -54,8 +54,8 @@ _ADMONITION_TITLES = {
 
 @dataclass
 class IncludeContext:
-    """What the include directive needs per parse (carried in docutils' settings): the
-    docs folder, the page's folder, the include depth, and the notes it leaves."""
+    """What the directives need per parse (carried in docutils' settings): the docs
+    folder, the page's folder, the include depth, the notes left, the current module."""
 
     root: Path
     folder: Path
@@ -63,6 +63,8 @@ class IncludeContext:
     notes: list[str] = field(default_factory=list)
     includes: int = 0
     reading: list[Path] = field(default_factory=list)  # the includes being read, outermost first
+    module: str = ""  # the Python module `.. module::`/`.. currentmodule::` last named
+    objects: int = 0  # object descriptions being read (a nested one names no module)
 
 
 # docutils' settings for every page: no error text, no file or raw insertion, no titles
@@ -181,7 +183,8 @@ def _blocks(node: nodes.Element, source: str) -> Iterator[Block]:
         return
     location = _location(node, source)
     if isinstance(node, (nodes.paragraph, nodes.rubric, nodes.caption, nodes.attribution)):
-        yield Block(_inline(node).strip(), location)
+        text = _inline(node).strip()  # its line ends kept: a long one is cited line by line
+        yield Block(text, location, _line_turns(text, location))
     elif isinstance(node, (nodes.literal_block, nodes.doctest_block)):
         yield Block(node.astext().rstrip("\n"), location, _line_turns(node.astext(), location))
     elif isinstance(node, nodes.line_block):
@@ -306,7 +309,8 @@ def _unknown_directive_body(message: nodes.system_message) -> str | None:
 
 
 def _line_turns(text: str, location: Location | None) -> tuple[tuple[int, Location], ...]:
-    """A verbatim block's lines are the page's lines, one for one: a turn at each."""
+    """A verbatim block's lines, or a paragraph's, are the page's lines, one for one: a
+    turn at each."""
     if location is None:
         return ()
     turns = []

@@ -87,12 +87,19 @@ class _Prose(Directive):
         heading = self.joiner.join(part for part in (self.label, self.argument_line()) if part)
         if heading:  # its roles read as in any paragraph (`.. seealso:: :pep:`539``)
             shown, _ = self.state.inline_text(heading + (":" if body else ""), self.lineno)
-            container += nodes.paragraph("", "", *shown)
+            container += self.placed(nodes.paragraph("", "", *shown))
         self.parse_body(body, container)
         return [container]
 
     def argument_line(self) -> str:
         return " ".join(" ".join(self.arguments).split())
+
+    def placed(self, paragraph: nodes.paragraph, below: int = 0) -> nodes.paragraph:
+        """`paragraph` cited by the directive's line (`below` lines under it), as the
+        paragraphs docutils parses are by theirs."""
+        paragraph.source, line = self.state_machine.get_source_and_line(self.lineno)
+        paragraph.line = line + below if line is not None else None
+        return paragraph
 
     def body(self) -> StringList:
         return self.content
@@ -121,22 +128,76 @@ class _Version(_Prose):
 
 class _Signature(_Prose):
     """An object description (`.. function:: name(args)`, any directive not known
-    otherwise): each signature on its line, `:type:`/`:default:` as fields, then its body."""
+    otherwise): each signature on its line, `:type:`/`:default:` as fields, then its body.
+
+    As Sphinx shows them: a line ending in a backslash goes on on the next; a Python
+    object outside any other (`.. function:: run(args)` after `.. module:: subprocess`)
+    is named with its module (`subprocess.run(args)`), unless its name says its own
+    prefix (`Popen.poll()`); a decorator with its `@`."""
 
     SHOWN_OPTIONS: ClassVar[tuple[str, ...]] = ("type", "default")
+    optional_arguments = 1  # the whole argument text, its line ends kept: a line a signature
 
     def run(self) -> list[nodes.Node]:
+        context = self.state.document.settings.docai_context
         container = nodes.container()
-        for signature in " ".join(self.arguments).split("\n"):
+        kind = self.name.removeprefix("py:")
+        module = context.module if kind in PYTHON_OBJECTS and not context.objects else ""
+        lines = " ".join(self.arguments).split("\n")
+        for number, signature in enumerate(_CONTINUED.sub("", "\n".join(lines)).split("\n")):
             if signature.strip():
-                container += nodes.paragraph(text=" ".join(signature.split()))
+                shown = nodes.paragraph(text=_named(" ".join(signature.split()), module, kind))
+                container += self.placed(shown, _signature_line(lines, number))
         shown = [(name, self.options[name]) for name in self.SHOWN_OPTIONS
                  if isinstance(self.options.get(name), str) and self.options[name].strip()]
         if shown:
             fields = StringList([f":{name.capitalize()}: {value}" for name, value in shown])
             self.state.nested_parse(fields, self.content_offset, container)
-        self.parse_body(self.content, container)
+        context.objects += 1
+        try:
+            self.parse_body(self.content, container)
+        finally:
+            context.objects -= 1
         return [container]
+
+
+class _Module(_Dropped):
+    """`.. module:: name` / `.. currentmodule:: name`: no text, the module later object
+    descriptions are named with (`None` for none)."""
+
+    def run(self) -> list[nodes.Node]:
+        name = self.arguments[0].strip() if self.arguments else ""
+        self.state.document.settings.docai_context.module = "" if name == "None" else name
+        return []
+
+
+# The Python domain's object directives (the ones Sphinx names with their module).
+PYTHON_OBJECTS = frozenset((
+    "function", "class", "exception", "data", "decorator", "coroutinefunction",
+    "method", "classmethod", "staticmethod", "attribute", "property", "decoratormethod",
+    "coroutinemethod", "abstractmethod", "type",
+))
+_CONTINUED = re.compile(r"\\\n")
+_PLAIN_NAME = re.compile(r"[A-Za-z_]\w*(?=\(|\[|$| )")
+
+
+def _signature_line(lines: list[str], number: int) -> int:
+    """How many lines below the directive the `number`th signature starts (the lines
+    before it ending in a backslash were one signature each with their next)."""
+    signature = below = 0
+    while signature < number and below < len(lines):
+        if not lines[below].endswith("\\"):
+            signature += 1
+        below += 1
+    return below
+
+
+def _named(signature: str, module: str, kind: str) -> str:
+    """`signature` as Sphinx heads it: the module before an undotted name, `@` before a
+    decorator's."""
+    if module and _PLAIN_NAME.match(signature):
+        signature = f"{module}.{signature}"
+    return "@" + signature if kind in ("decorator", "decoratormethod") else signature
 
 
 class _AutoDoc(_Dropped):
@@ -248,11 +309,12 @@ def _between(text: str, after: str | None, before: str | None) -> str:
     return text
 
 
+MODULES = ("module", "currentmodule", "py:module", "py:currentmodule")
 DROPPED = (
-    "toctree", "index", "highlight", "currentmodule", "module", "py:module",
-    "py:currentmodule", "tabularcolumns", "default-role", "default-domain", "sectionauthor",
-    "moduleauthor", "codeauthor", "autosummary", "graphviz", "inheritance-diagram", "digraph",
-    "plot", "testsetup", "testcleanup", "cssclass", "meta", "raw", "contents", "todolist",
+    "toctree", "index", "highlight", "tabularcolumns", "default-role", "default-domain",
+    "sectionauthor", "moduleauthor", "codeauthor", "autosummary", "graphviz",
+    "inheritance-diagram", "digraph", "plot", "testsetup", "testcleanup", "cssclass", "meta",
+    "raw", "contents", "todolist",
     "literalinclude-hidden", "spelling:word-list", "program", "c:namespace",
     "cpp:namespace", "audit-event", "audit-event-table",
 )
@@ -311,6 +373,8 @@ def register() -> None:
                                                  {"label": label}))
     for name in AUTODOC:
         directives.register_directive(name, _AutoDoc)
+    for name in MODULES:
+        directives.register_directive(name, _Module)
     # Sphinx's default domain takes `class` for Python classes; docutils' own `class`
     # directive (a class name for the next element) is `rst-class` there.
     directives.register_directive("rst-class", misc.Class)

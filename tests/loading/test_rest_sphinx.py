@@ -70,3 +70,58 @@ def test_sphinx_directives_read_as_the_built_page(tmp_path: Path) -> None:
                    "flask.json.dumps", ".. ", "::"):
         assert hidden not in text, hidden
     assert [notice.message for notice in result.notices] == [messages.LOAD_NOTE_AUTODOC]
+
+
+MODULE_PAGE = """\
+subprocess
+==========
+
+.. module:: subprocess
+
+.. function:: run(args, *, stdin=None, input=None, stdout=None, stderr=None,\\
+                  capture_output=False, timeout=None)
+
+   Run the command described by *args*.
+
+.. class:: Popen(args)
+
+   .. attribute:: returncode
+
+      The child's exit status.
+
+.. method:: Popen.poll()
+
+   Check if the child process has terminated.
+
+.. decorator:: contextmanager
+
+   A decorator.
+
+.. currentmodule:: None
+
+.. function:: print(*objects)
+
+   A builtin.
+"""
+
+
+def test_python_objects_are_headed_as_sphinx_heads_them(tmp_path: Path) -> None:
+    """A signature continued with a backslash is one line; a module-level object is named
+    with its module (`subprocess.run`, which a question names), a nested or dotted one as
+    written; each signature cites its directive's line."""
+    (tmp_path / "subprocess.rst").write_text(MODULE_PAGE, encoding="utf-8")
+    document = load_file(tmp_path, tmp_path / "subprocess.rst").document
+    assert document is not None
+    (section,) = document.sections
+    lines = section.text.split("\n\n")
+    for shown in ("subprocess.run(args, *, stdin=None, input=None, stdout=None, stderr=None,"
+                  " capture_output=False, timeout=None)", "subprocess.Popen(args)",
+                  "returncode", "Popen.poll()", "@subprocess.contextmanager", "print(*objects)"):
+        assert shown in lines, shown
+    assert "\\" not in section.text
+    page = MODULE_PAGE.split("\n")
+    for signature, name in (("subprocess.run(", ".. function:: run("),
+                            ("Popen.poll()", ".. method:: Popen.poll()"),
+                            ("print(", ".. function:: print(")):
+        cited = section.location_at(section.text.index(signature))
+        assert cited is not None and page[cited.number - 1].startswith(name), signature
