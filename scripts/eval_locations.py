@@ -2,7 +2,8 @@
 starts in the file (opened and searched, as a reader checking a citation would).
 
 For each chunk with a line location, its body's first words (the heading line left out)
-are looked for in the file, line by line, words compared case- and markup-blind; the
+are looked for in the file, line by line, words compared case- and markup-blind (role,
+directive and macro names left out of the file's words); the
 line where they first appear nearest the cited one is where its text starts. Chunks whose
 opening words are not found in the file (text a reader rewrote: a table, a role's title)
 are counted apart.
@@ -25,10 +26,20 @@ from docai.settings import Settings  # noqa: E402
 
 NEAR = 5
 _WORD = re.compile(r"[^\W_]{2,}")
+# Markup names a reader never sees, left out of the file's words: reST roles and
+# directives (`:func:`, `.. note::`), AsciiDoc macros (`linkgit:git-am[1]` reads
+# `git-am(1)`).
+_MARKUP_NAMES = re.compile(r":[\w.+-]+(?::[\w.+-]+)*:(?=`)|^\s*\.\. [\w:.+-]+::"
+                           r"|\b[a-z][\w-]*:(?=[^\s\[\]]*\[)")
 
 
 def words(text: str) -> list[str]:
     return [word.casefold() for word in _WORD.findall(text)]
+
+
+def file_words(line: str) -> list[str]:
+    """A file line's words as a reader of the rendered page sees them."""
+    return words(_MARKUP_NAMES.sub(" ", line))
 
 
 def started_at(lines: list[list[str]], opening: list[str], cited: int) -> int | None:
@@ -52,7 +63,7 @@ def score(folder: Path) -> tuple[int, int, int, int]:
         if result.document is None:
             continue
         try:
-            lines = [words(line) for line in
+            lines = [file_words(line) for line in
                      path.read_text(encoding="utf-8", errors="replace").split("\n")]
         except OSError:
             continue

@@ -136,9 +136,12 @@ def _read(reader: _Reader, lines: list[str], path: Path, depth: int, first: int 
         nonlocal pending_label
         if paragraph:
             body = _inline(" ".join(part.strip() for part in paragraph), reader.attributes)
+            lead = ""
             if pending_label:
-                body, pending_label = f"{pending_label}: {body}", ""
-            reader.events.append(Block(body, where(paragraph_line)))
+                lead, pending_label = f"{pending_label}: ", ""
+            located = where(paragraph_line)
+            reader.events.append(Block(lead + body, located,
+                                       _line_turns(paragraph, located, len(lead), reader)))
             paragraph.clear()
 
     while position < len(lines):
@@ -149,9 +152,12 @@ def _read(reader: _Reader, lines: list[str], path: Path, depth: int, first: int 
             end = _closing(lines, position, stripped)
             body = lines[position + 1:end]
             if kind == "code":
-                code = "\n".join(body).strip("\n")
+                code = "\n".join(body)
+                lead = len(code) - len(code.lstrip("\n"))  # blank lines the block opens with
                 if code.strip():
-                    reader.events.append(Block(code, where(position)))
+                    located = where(position + 1 + code.count("\n", 0, lead))
+                    code = code.strip("\n")
+                    reader.events.append(Block(code, located, _code_turns(code, located)))
             elif kind == "table":
                 rows = [_inline(" | ".join(cell.strip() for cell in row.split("|")[1:]),
                                 reader.attributes) for row in body if row.strip()]
@@ -166,7 +172,7 @@ def _read(reader: _Reader, lines: list[str], path: Path, depth: int, first: int 
         if stripped.startswith("//"):
             position += 1
             continue
-        if not stripped:
+        if not stripped or stripped == "+":  # a `+` line: the next block joins the item
             flush()
         elif title := _TITLE.fullmatch(stripped):
             flush()
@@ -200,7 +206,7 @@ def _read(reader: _Reader, lines: list[str], path: Path, depth: int, first: int 
         elif _is_list_item(stripped):
             flush()
             paragraph_line = position
-            paragraph.append(stripped)
+            paragraph.append(_TERM_MARKER.sub(_term, stripped))
             flush()
         else:
             if not paragraph:
@@ -232,7 +238,45 @@ def _closing(lines: list[str], start: int, delimiter: str) -> int:
 
 def _is_list_item(line: str) -> bool:
     return bool(re.match(r"(?:[*\-]{1,5}|\.{1,5}|\d+\.)[ \t]+\S", line) or
-                re.match(r"\S.*?:{2,4}(?:[ \t]+\S.*)?$", line))
+                _TERM_MARKER.search(line))
+
+
+# A description list's term (`--all::`, `-l;;`, `term:: its text`): the page shows the
+# term without its marker.
+_TERM_MARKER = re.compile(r"(?<=\S)(?::{2,4}|;;)(?:[ \t]+(?=\S)|$)")
+
+
+def _term(match: re.Match[str]) -> str:
+    """The marker's stand-in: nothing at the line's end, a line break before the term's
+    text (`term:: text`)."""
+    return "" if match.end() == len(match.string) else "\n"
+
+
+def _code_turns(code: str, location: Location | None) -> tuple[tuple[int, Location], ...]:
+    """A listing's lines are the page's, one for one: a turn at each."""
+    if location is None:
+        return ()
+    turns = []
+    offset = 0
+    for number, line in enumerate(code.split("\n")):
+        if number:
+            turns.append((offset, Location("line", location.number + number)))
+        offset += len(line) + 1
+    return tuple(turns)
+
+
+def _line_turns(lines: list[str], location: Location | None, lead: int,
+                reader: _Reader) -> tuple[tuple[int, Location], ...]:
+    """Where each of a paragraph's lines starts in its text (the lines joined by a space,
+    each read as `_inline` reads it): a long paragraph cited line by line."""
+    if location is None or len(lines) < 2:
+        return ()
+    turns = []
+    offset = lead
+    for number, line in enumerate(lines[:-1], 1):
+        offset += len(_inline(line.strip(), reader.attributes)) + 1
+        turns.append((offset, Location("line", location.number + number)))
+    return tuple(turns)
 
 
 def _include(reader: _Reader, target: str, path: Path, depth: int) -> None:

@@ -59,3 +59,47 @@ def test_markdown_notes_and_tabs_keep_every_line_number(tmp_path):
         "", "(label)=", "## Next", "", body[7], "",
     ])
     assert cited_lines_hold_their_text(tmp_path, "install.md", text) >= 4
+
+
+def long_paragraph(count: int) -> str:
+    """One paragraph of `count` sentences, one a line: the chunker must cut inside it."""
+    return "\n".join(f"Sentence number{n} tells how setting option{n} changes the run."
+                     for n in range(count))
+
+
+@pytest.mark.parametrize("name, heading", [
+    ("guide.rst", "Settings\n========\n\n"),
+    ("guide.adoc", "= Settings\n\n"),
+])
+def test_a_paragraph_cut_in_several_passages_cites_each_by_its_line(tmp_path, name, heading):
+    text = heading + long_paragraph(40) + "\n"
+    assert cited_lines_hold_their_text(tmp_path, name, text) >= 3
+
+
+def test_asciidoc_options_continuations_and_listings_cite_their_lines(tmp_path):
+    """git's manual pages: `--term::` items whose text goes on after `+` lines, and long
+    listings: every passage cites the line its text starts on, and no marker shows."""
+    body = paragraphs(12)
+    listing = "\n".join(f"git config option{n}.value {n}" for n in range(30))
+    text = "\n".join([
+        "= git-demo(1)", "", "== OPTIONS", "", body[11], "", "--all::", "--every::",
+        "\t" + body[0], "+", body[1], "+", body[2], "", "-l;;", "\t" + body[3], "",
+        "----", listing, "----", "",
+        *(f"--opt{n}::\n\t{body[n]}\n+\n{body[n + 1]}\n" for n in range(4, 11)),
+    ])
+    path = tmp_path / "git-demo.adoc"
+    path.write_text(text, encoding="utf-8")
+    document = load_file(tmp_path, path).document
+    assert document is not None
+    lines = text.split("\n")
+    chunks = chunk_document(document, CHUNKING)
+    assert len(chunks) >= 6
+    for chunk in chunks:  # a term and its text are two lines: the term's word is looked for
+        assert chunk.location is not None
+        opening = chunk.text.split("\n", 1)[1].split()[0]
+        cited = chunk.location.number - 1
+        assert any(opening in line for line in lines[cited:cited + NEAR]), (cited, chunk.text)
+    shown = "\n".join(section.text for section in document.sections)
+    assert "--all\n\n--every\n\n" + body[0] in shown
+    for marker in ("::", ";;", "\n+", "+\n"):
+        assert marker not in shown, marker
