@@ -9,19 +9,24 @@ path; list paragraphs start with "- "; a table row is one line of its cells join
 " | "; a text box is read where it sits. The title is `docProps/core.xml`'s, else the
 first Title paragraph's, else the file name.
 What is not: deleted revisions (`w:delText`), field codes, comments, footnotes, headers
-and footers, images. A DOCX has no lines or pages of its own (Word lays pages out when it
-shows them), so a passage is cited by its heading path.
+and footers, images.
+A DOCX has no lines, and its pages are laid out when Word shows it; but Word marks where
+each page began when it last laid the document out (`w:lastRenderedPageBreak`), so a
+passage is cited by the page it started on then (`relatorio.docx p. 3`), as the user saw
+it; a file without those marks (written by a program, not Word) is paged by its explicit
+page breaks when it has some, else cited by its heading path only.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from docai.loading.outline import Block, Heading, build_sections
 from docai.loading.parsed import Origin, Parsed
 from docai.loading.zipped import local, xml_members
+from docai.records import Location
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _DOCUMENT = "word/document.xml"
@@ -92,22 +97,33 @@ def _events(document: Any, levels: dict[str, int]) -> Iterator[Heading | Block]:
     from lxml import etree  # type: ignore[import-untyped]
 
     paragraphs: list[list[str]] = []  # the paragraphs open around the current element
+    starts: list[Location | None] = []  # the page each open paragraph's text starts on
     cells: list[list[str]] = []  # the table cells open, each its paragraphs' text
     rows: list[list[str]] = []
+    row_starts: list[Location | None] = []
+    turns_page = _page_turn(document)
+    page = 1
     for action, element in etree.iterwalk(document, events=("start", "end")):
         tag = element.tag
         if action == "start":
             if tag == _W + "p":
                 paragraphs.append([])
+                starts.append(None)
+            elif turns_page is not None and turns_page(element):
+                page += 1
             elif tag in _RUN_PARTS and paragraphs and local(element.getparent().tag) == "r":
                 paragraphs[-1].append(element.text or _RUN_PARTS[tag])
+                if starts[-1] is None and turns_page is not None and paragraphs[-1][-1].strip():
+                    starts[-1] = Location("page", page)
             elif tag == _W + "tr":
                 rows.append([])
+                row_starts.append(Location("page", page) if turns_page is not None else None)
             elif tag == _W + "tc":
                 cells.append([])
             continue
         if tag == _W + "p":
             text = "".join(paragraphs.pop()).strip()
+            at = starts.pop()
             if not text:
                 continue
             if cells:
@@ -115,21 +131,35 @@ def _events(document: Any, levels: dict[str, int]) -> Iterator[Heading | Block]:
                 continue
             level = _paragraph_level(element, levels)
             if level is not None:
-                yield Heading(level, " ".join(text.split()))
+                yield Heading(level, " ".join(text.split()), at)
             elif element.find(f"{_W}pPr/{_W}numPr") is not None:
-                yield Block("- " + text)
+                yield Block("- " + text, at)
             else:
-                yield Block(text)
+                yield Block(text, at)
         elif tag == _W + "tc" and cells:
             cell = " ".join(cells.pop())
             if rows:
                 rows[-1].append(cell)
         elif tag == _W + "tr" and rows:
             row = " | ".join(cell for cell in rows.pop() if cell)
+            at = row_starts.pop()
             if cells:  # a table inside a cell: its rows are that cell's text
                 cells[-1].append(row)
             elif row:
-                yield Block(row)
+                yield Block(row, at)
+
+
+def _page_turn(document: Any) -> Callable[[Any], bool] | None:
+    """What starts a new page: Word's marks of its last layout when the file has them,
+    else explicit page breaks; None when it has neither (then nothing is paged)."""
+    rendered = _W + "lastRenderedPageBreak"
+    if next(document.iter(rendered), None) is not None:
+        return lambda element: element.tag == rendered
+    explicit = _W + "br"
+    kind = _W + "type"
+    if any(element.get(kind) == "page" for element in document.iter(explicit)):
+        return lambda element: element.tag == explicit and element.get(kind) == "page"
+    return None
 
 
 def _core_title(core: Any) -> str:

@@ -11,8 +11,11 @@ start with "- "; a table row is one line of its cells joined by " | "; a footnot
 is a paragraph of its own, read where it is cited. The title is `meta.xml`'s, else the file
 name's.
 What is not: tracked deletions, comments (annotations), images, headers and footers
-(they live in `styles.xml`). An ODT has no lines or pages of its own, so a passage is
-cited by its heading path.
+(they live in `styles.xml`).
+An ODT has no lines, and its pages are laid out when it is shown; but LibreOffice marks
+where its last layout turned a page (`text:soft-page-break`), and a paragraph style may
+start a page (`fo:break-before="page"`), so a passage is cited by the page it started on
+then (`guia.odt p. 3`); a file with neither is cited by its heading path only.
 """
 
 from __future__ import annotations
@@ -24,12 +27,17 @@ from typing import Any
 from docai.loading.outline import Block, Heading, build_sections
 from docai.loading.parsed import Origin, Parsed
 from docai.loading.zipped import local, xml_members
+from docai.records import Location
 
 _TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 _TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
 _OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
+_STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
+_FO = "{urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0}"
 _CONTENT = "content.xml"
 _META = "meta.xml"
+_STYLES = "styles.xml"
+_MAX_STYLE_CHAIN = 32  # parent styles followed at most (a hostile file may make a cycle)
 # Parts whose text is not the document's: deleted revisions, comments, and the sequence
 # declarations and indexes a writer regenerates (a table of contents repeats headings).
 _SKIPPED = frozenset({_TEXT + "tracked-changes", _OFFICE + "annotation",
@@ -41,17 +49,23 @@ _MAX_LEVEL = 10
 
 
 def parse_odt(data: bytes, origin: Origin) -> Parsed:
-    members = xml_members(data, "ODT", (_CONTENT, _META))
-    events = list(_events(members[_CONTENT]))
+    members = xml_members(data, "ODT", (_CONTENT, _META, _STYLES))
+    content = members[_CONTENT]
+    events = list(_events(content, _page_breaking(content, members.get(_STYLES))))
     title = _meta_title(members.get(_META)) or origin.stem
     return Parsed(title, build_sections(events, preamble_path=(title,)))
 
 
-def _events(content: Any) -> Iterator[Heading | Block]:
+def _events(content: Any, breaking: frozenset[str]) -> Iterator[Heading | Block]:
     """Headings and blocks in document order, walked without recursion. Text is mixed
-    content: an element's own text, then each child's tail after it ends."""
+    content: an element's own text, then each child's tail after it ends. `breaking`: the
+    paragraph styles that start a page."""
     from lxml import etree  # type: ignore[import-untyped]
 
+    paged = bool(breaking) or next(content.iter(_TEXT + "soft-page-break"), None) is not None
+    page = 1
+    said = False  # whether any text came yet (a first paragraph's break turns no page)
+    starts: list[Location | None] = []
     paragraphs: list[list[str]] = []
     cells: list[list[str]] = []
     rows: list[list[str]] = []
@@ -71,17 +85,25 @@ def _events(content: Any) -> Iterator[Heading | Block]:
         if skipping:
             continue
         if action == "start":
+            if tag == _TEXT + "soft-page-break":
+                page += 1
+            elif tag in (_TEXT + "p", _TEXT + "h"):
+                if said and element.get(_TEXT + "style-name") in breaking:
+                    page += 1
+                starts.append(Location("page", page) if paged else None)
             _start(element, tag, paragraphs, cells, rows)
             continue
         if tag in (_TEXT + "p", _TEXT + "h"):
             text = "".join(paragraphs.pop()).strip()
+            at = starts.pop()
+            said = said or bool(text)
             if text and cells:
                 cells[-1].append(text)
             elif text and tag == _TEXT + "h":
-                yield Heading(_level(element), " ".join(text.split()))
+                yield Heading(_level(element), " ".join(text.split()), at)
             elif text:
                 listed = local(element.getparent().tag) == "list-item"
-                yield Block("- " + text if listed else text)
+                yield Block("- " + text if listed else text, at)
         elif tag == _TABLE + "table-cell" and cells:
             cell = " ".join(cells.pop())
             if rows:
@@ -113,6 +135,37 @@ def _start(element: Any, tag: str, paragraphs: list[list[str]], cells: list[list
             paragraphs[-1].append("\n")
         elif element.text:
             paragraphs[-1].append(_collapsed(element.text))
+
+
+def _page_breaking(content: Any, styles: Any) -> frozenset[str]:
+    """The paragraph styles (automatic ones of content.xml, named ones of styles.xml) that
+    start a new page, themselves or through a parent style."""
+    family = _STYLE + "family"
+    parents: dict[str, str] = {}
+    breaks: set[str] = set()
+    for root in (styles, content):
+        if root is None:
+            continue
+        for style in root.iter(_STYLE + "style"):
+            name = style.get(_STYLE + "name")
+            if name is None or style.get(family) != "paragraph":
+                continue
+            if (parent := style.get(_STYLE + "parent-style-name")) is not None:
+                parents[name] = parent
+            properties = style.find(_STYLE + "paragraph-properties")
+            if properties is not None and properties.get(_FO + "break-before") == "page":
+                breaks.add(name)
+    breaking = set()
+    for name in parents.keys() | breaks:
+        step: str | None = name
+        for _ in range(_MAX_STYLE_CHAIN):
+            if step is None:
+                break
+            if step in breaks:
+                breaking.add(name)
+                break
+            step = parents.get(step)
+    return frozenset(breaking)
 
 
 def _collapsed(text: str) -> str:

@@ -12,6 +12,8 @@ ODF_NS = {
     "text": "urn:oasis:names:tc:opendocument:xmlns:text:1.0",
     "table": "urn:oasis:names:tc:opendocument:xmlns:table:1.0",
     "dc": "http://purl.org/dc/elements/1.1/",
+    "style": "urn:oasis:names:tc:opendocument:xmlns:style:1.0",
+    "fo": "urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0",
 }
 
 
@@ -58,15 +60,22 @@ def make_docx(body: str, *, styles: dict[str, str] | None = None, title: str = "
     return zipped(parts)
 
 
-def make_odt(body: str, *, title: str = "") -> bytes:
-    """An ODT whose `content.xml` office:text is `body` (ODF text elements)."""
+def make_odt(body: str, *, title: str = "", automatic_styles: str = "",
+             named_styles: str = "") -> bytes:
+    """An ODT whose `content.xml` office:text is `body` (ODF text elements), after
+    `automatic_styles` (an office:automatic-styles element); `named_styles` (an
+    office:styles element) goes into `styles.xml`."""
     spaces = " ".join(f'xmlns:{prefix}="{uri}"' for prefix, uri in ODF_NS.items())
     parts: dict[str, str | bytes] = {
         "mimetype": "application/vnd.oasis.opendocument.text",
         "content.xml": f'<?xml version="1.0"?><office:document-content {spaces}>'
+                       f"{automatic_styles}"
                        f"<office:body><office:text>{body}</office:text></office:body>"
                        "</office:document-content>",
     }
+    if named_styles:
+        parts["styles.xml"] = (f'<?xml version="1.0"?><office:document-styles {spaces}>'
+                               f"{named_styles}</office:document-styles>")
     if title:
         parts["meta.xml"] = (f'<?xml version="1.0"?><office:document-meta {spaces}>'
                              f"<office:meta><dc:title>{title}</dc:title></office:meta>"

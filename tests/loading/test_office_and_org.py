@@ -204,3 +204,35 @@ def test_zip_bombs_and_damaged_office_files_are_skipped_with_their_reason(
     whole = make_docx(para("Texto."))
     assert "DOCX danificado" in reason(load(tmp_path, "cortado.docx", whole[: len(whole) // 2]))
     assert "ODT danificado" in reason(load(tmp_path, "vazio.odt", zipped({"mimetype": "x"})))
+
+
+def test_a_docx_passage_cites_the_page_word_last_showed_it_on(tmp_path: Path) -> None:
+    mark = "<w:r><w:lastRenderedPageBreak/></w:r>"
+    body = (para("Guia", "Heading1") + para("Primeira página.")
+            + f"<w:p>{mark}<w:r><w:t>Começa na segunda</w:t></w:r>{mark}"
+              "<w:r><w:t> e termina na terceira.</w:t></w:r></w:p>"
+            + para("Já na terceira."))
+    doc = document(load(tmp_path, "paginas.docx", make_docx(body)))
+    (section,) = doc.sections
+    assert section.location == Location("page", 1)
+    for text, page in (("Primeira", 1), ("Começa", 2), ("Já na", 3)):
+        assert section.location_at(section.text.index(text)) == Location("page", page), text
+    unpaged = document(load(tmp_path, "sem.docx", make_docx(para("T", "Heading1") + para("x"))))
+    assert unpaged.sections[0].location is None
+
+
+def test_an_odt_passage_cites_the_page_of_its_last_layout(tmp_path: Path) -> None:
+    styles = ('<office:automatic-styles><style:style style:name="P1" style:family="paragraph"'
+              ' style:parent-style-name="Quebra"/></office:automatic-styles>')
+    body = ('<text:h text:outline-level="1">Guia</text:h><text:p>Primeira página.</text:p>'
+            "<text:soft-page-break/><text:p>Segunda página.</text:p>"
+            '<text:p text:style-name="P1">Terceira, depois de uma quebra manual.</text:p>')
+    named = ('<office:styles><style:style style:name="Quebra" style:family="paragraph">'
+             '<style:paragraph-properties fo:break-before="page"/></style:style>'
+             "</office:styles>")
+    data = make_odt(body, automatic_styles=styles, named_styles=named)
+    (section,) = document(load(tmp_path, "paginas.odt", data)).sections
+    for text, page in (("Primeira", 1), ("Segunda", 2), ("Terceira", 3)):
+        assert section.location_at(section.text.index(text)) == Location("page", page), text
+    unpaged = document(load(tmp_path, "sem.odt", make_odt("<text:p>Texto.</text:p>")))
+    assert unpaged.sections[0].location is None
