@@ -329,6 +329,8 @@ class StoredRows:
             return np.asarray(self)[rows]
         wanted, where = np.unique(rows, return_inverse=True)
         out = np.empty((len(wanted), self.shape[1]), dtype=self.dtype)
+        if not len(wanted):  # no row asked: no run to read
+            return out
         # Runs of consecutive rows, one read each.
         breaks = np.flatnonzero(np.diff(wanted) != 1) + 1
         for start, stop in zip(np.r_[0, breaks], np.r_[breaks, len(wanted)], strict=True):

@@ -21,6 +21,7 @@ from docai.retrieval.params import DEFAULT_PARAMS, RetrievalParams
 from docai.retrieval.search_index import SearchIndex, covers, open_index
 from docai.retrieval.server_embedders import OllamaEmbedder
 from docai.retrieval.verdict import search
+from docai.retrieval.window_vectors import WindowVectors
 from docai.retrieval.windows import windows
 from docai.settings import Settings
 from tests.support.fake_embeddings import EmbeddingOllama
@@ -540,3 +541,18 @@ def test_a_question_never_waits_for_the_store_to_be_written(
         assert results(index, dense) == before  # the vectors read back as they were ranked
     with dense_for(index, cache_dir, fake.url) as dense:
         assert results(index, dense) == before  # and in the next session
+
+
+def test_vectors_asked_only_for_windows_the_store_lacks_read_as_zeros(tmp_path: Path) -> None:
+    """A question whose candidates have only windows embedded in this process (none in the
+    file) reads no row of the file: it used to fail with an IndexError on the second
+    question of a folder."""
+    path = tmp_path / "vectors.npz"
+    stored, new, absent = (vector_store.checksum(text) for text in ("stored", "new", "absent"))
+    first = WindowVectors(path, "model")
+    first.add([stored], np.array([[1.0, 0.0]], dtype=np.float32))
+    first.save()
+    again = WindowVectors(path, "model")
+    again.add([new], np.array([[0.0, 1.0]], dtype=np.float32))
+    assert again.get([new, absent]).tolist() == [[0.0, 1.0], [0.0, 0.0]]
+    assert again.missing([new, absent, stored]) == [absent]
