@@ -53,6 +53,20 @@ DENSE_SERVER_KINDS = {"ollama": "Ollama", "openai": "servidor compatível com Op
 DENSE_AUTO_FALLBACK = "{reason}; usando o modelo de embeddings embutido."
 DENSE_QUESTION_PROGRESS = "Preparando a busca por significado"
 DENSE_BACKGROUND_STATUS = "Embeddings: {done} de {total} trechos ({percent}%)"
+DENSE_BACKGROUND_PAUSED = "Embeddings pausados: {done} de {total} trechos ({percent}%)"
+# `/set embed off|on` and `/info` (docai/cli/repl/info.py).
+SET_EMBED_PAUSED = (
+    "Cálculo de embeddings em segundo plano pausado; /set embed on retoma. Cada pergunta "
+    "ainda calcula os de poucas janelas das suas melhores candidatas."
+)
+SET_EMBED_RESUMED = "Cálculo de embeddings em segundo plano retomado."
+SET_EMBED_NO_PASS = (
+    "Não há cálculo de embeddings em segundo plano nesta sessão: a coleção já tem todos, "
+    "a busca por significado está desligada ou falhou."
+)
+SET_EMBED_BAD_SWITCH = "/set embed: use on ou off, recebi {value!r}"
+INFO_DENSE_IMPROVING = "; as respostas podem melhorar à medida que os embeddings avançam"
+INFO_DENSE_PAUSED = "; cálculo pausado (/set embed on retoma)"
 DENSE_BACKGROUND_STATUS_ETA = "Embeddings: {done} de {total} trechos ({percent}%), faltam ~{eta}"
 # A duration for an ETA: seconds under two minutes, then minutes, then hours and minutes.
 DURATION_SECONDS = "{seconds} s"

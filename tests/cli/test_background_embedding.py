@@ -320,3 +320,32 @@ def test_the_time_left_reads_as_a_person_reads_it() -> None:
 
     assert [duration(s) for s in (0.2, 40, 119.4, 150, 59 * 60, 3900, 7 * 3600)] == [
         "1 s", "40 s", "119 s", "2 min", "59 min", "1 h 05 min", "7 h 00 min"]
+
+
+@pytest.mark.usefixtures("dense_on")
+def test_set_embed_off_pauses_the_pass_for_the_session_and_on_resumes_it(
+    tmp_path: Path, slow_embedder: EmbeddingOllama
+) -> None:
+    docs = write_docs(tmp_path / "docs", files=60)
+    total = window_count(docs)
+    child = spawn(tmp_path, slow_embedder.url, "--docs", str(docs), "--embed-model", SERVED)
+    child.expect(PROMPT)
+    wait_for(lambda: len(slow_embedder.embedded_texts()) >= 8)
+    child.sendline("/set embed off")
+    child.expect("Cálculo de embeddings em segundo plano pausado")
+    child.expect(PROMPT)
+    paused_at = len(slow_embedder.embedded_texts())
+    child.sendline("Como ajustar o proxy?")  # busy, then idle again: still paused
+    child.expect(re.escape(REPLY))
+    child.expect(PROMPT)
+    child.sendline("/info")
+    child.expect(r"trecho\(s\) com embeddings \(\d+%\); cálculo pausado \(/set embed on retoma\)")
+    child.expect(PROMPT)
+    # At most the batch in flight, and the question with its own few windows.
+    assert len(slow_embedder.embedded_texts()) <= (
+        paused_at + EMBED_BATCH + 1 + DEFAULT_PARAMS.dense_fresh_candidates)
+    assert stored_windows(tmp_path, docs, "ollama/" + SERVED) < total
+    child.sendline("/set embed on")
+    child.expect("Cálculo de embeddings em segundo plano retomado")
+    wait_for(lambda: stored_windows(tmp_path, docs, "ollama/" + SERVED) == total)
+    leave(child)

@@ -2,11 +2,12 @@
 prompt waits for the user, and paused while a question is answered.
 
 Why only while idle: the pass and the chat model compete for the same CPU cores, and an
-answer must never wait behind the pass. Pausing costs no quality: until the pass ends every
-question is ranked by words alone (`DenseRanking.ready`), the same passages either way. The pass
-hears a pause between two batches of a few windows, saves every minute and when the REPL
-closes, and the next session goes on from where this one stopped (or, once every window
-is embedded, finds the collection marked complete and does nothing).
+answer must never wait behind the pass. Until the pass ends a question embeds a few windows
+of its own best candidates (`DenseRanking.rerank`), and the pass embeds the chunks questions
+touched first. `/set embed off` pauses it for the session (a laptop on battery), `/set embed
+on` resumes it. The pass hears a pause between two batches of a few windows, saves every
+minute and when the REPL closes, and the next session goes on from where this one stopped
+(or, once every window is embedded, finds the collection marked complete and does nothing).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class BackgroundPass:
         self._done = 0
         self._total = 0
         self._running = False  # a progress display is open: there is something to show
+        self.paused = False  # by the user (`/set embed off`): idle or not, it waits
         # The pass's own pace, for the time left: chunks and seconds while it ran (pauses
         # are not counted), and when it last reported.
         self._paced_chunks = 0
@@ -61,13 +63,30 @@ class BackgroundPass:
             return None
         dense.warn = self.dense.warn
         successor = BackgroundPass(dense)
+        successor.paused = self.paused
         successor.on_change = self.on_change
         successor.on_complete = self.on_complete
         return successor.start()
 
     def idle(self) -> None:
-        """The prompt waits for the user: embed."""
-        self._idle.set()
+        """The prompt waits for the user: embed (unless the user paused the pass)."""
+        if not self.paused:
+            self._idle.set()
+
+    def pause(self) -> None:
+        """Stop embedding after the batch in flight until `resume` (`/set embed off`)."""
+        self.paused = True
+        self._idle.clear()
+        self.on_change()
+
+    def resume(self) -> None:
+        """Embed again whenever the session is idle (`/set embed on`)."""
+        self.paused = False
+        self.on_change()
+
+    def pending(self) -> bool:
+        """Whether the pass has work left (it has not found the collection complete)."""
+        return self._thread.is_alive() and self.dense.active
 
     def busy(self) -> None:
         """A question or a command runs: pause after the batch in flight."""
@@ -87,9 +106,14 @@ class BackgroundPass:
 
     def status(self) -> str | None:
         """The progress line while the pass has work left, else None."""
-        if not self._running or self._total == 0 or self._done >= self._total:
+        if self._total == 0 or self._done >= self._total:
             return None
         percent = 100 * self._done // self._total
+        if self.paused:
+            return messages.DENSE_BACKGROUND_PAUSED.format(
+                done=self._done, total=self._total, percent=percent)
+        if not self._running:
+            return None
         left = self.seconds_left()
         if left is None:
             return messages.DENSE_BACKGROUND_STATUS.format(

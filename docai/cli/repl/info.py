@@ -1,5 +1,5 @@
 """`/info`: everything in force, on one screen; `/set NOME VALOR`: change what may change
-mid-session (k, num_ctx, temperature, thinking).
+mid-session (k, num_ctx, temperature, thinking; `embed off|on` pauses the background pass).
 
 `/set` checks a value exactly as the option does: the new Settings are built with
 `dataclasses.replace`, whose checks are the ones `-k`, `--num-ctx` and `--temperature` go
@@ -88,12 +88,14 @@ SETTABLE: dict[str, Settable] = {
     "thinking": Settable(_switch, lambda s, v: replace(s, think=v), ""),
     "system": Settable(_instructions, lambda s, v: replace(s, system_prompt=v), ""),
 }
-ALIASES = {"top_k": "k", "temperatura": "temperature", "pensamento": "thinking",
-           "think": "thinking", "ctx": "num_ctx"}
+# `/set embed off|on`: the background pass, not a setting of the answers.
+EMBED = "embed"
+ALIASES = {"embeddings": EMBED, "top_k": "k", "temperatura": "temperature",
+           "pensamento": "thinking", "think": "thinking", "ctx": "num_ctx"}
 
 
 def set_value(session: Session, argument: str) -> None:
-    names = ", ".join(SETTABLE)
+    names = ", ".join([*SETTABLE, EMBED])
     name, _, value = argument.partition(" ")
     value = value.strip()
     if not name or not value:
@@ -101,6 +103,9 @@ def set_value(session: Session, argument: str) -> None:
         return
     key = name.casefold().replace("-", "_")
     key = ALIASES.get(key, key)
+    if key == EMBED:
+        _set_embed(session, value)
+        return
     settable = SETTABLE.get(key)
     if settable is None:
         shown = one_line(name)
@@ -126,6 +131,25 @@ def set_value(session: Session, argument: str) -> None:
     answerer.reconfigure(settings, answerer.backend)
     shown_value = _shown(parsed)
     session.say(messages.SET_DONE.format(name=key, value=shown_value))
+
+
+def _set_embed(session: Session, value: str) -> None:
+    """`/set embed off|on`: pause or resume the background pass (not what a question
+    embeds for itself, a few windows)."""
+    switched = on_off(value)
+    if switched is None:
+        session.say(messages.SET_EMBED_BAD_SWITCH.format(value=one_line(value)))
+        return
+    background = session.background
+    if background is None or not background.pending():
+        session.say(messages.SET_EMBED_NO_PASS)
+        return
+    if switched:
+        background.resume()
+        session.say(messages.SET_EMBED_RESUMED)
+    else:
+        background.pause()
+        session.say(messages.SET_EMBED_PAUSED)
 
 
 def _shown(value: object) -> str:
@@ -165,9 +189,14 @@ def _dense_line(session: Session, chunks: int) -> str:
     if not dense.active:
         return messages.INFO_DENSE_FAILED
     embedded = dense.embedded_chunks()
-    return messages.INFO_DENSE.format(
+    line = messages.INFO_DENSE.format(
         embedder=embedder_label(dense.embedder.name), embedded=embedded, chunks=chunks,
         percent=100 * embedded // chunks if chunks else 100)
+    if embedded >= chunks:
+        return line
+    background = session.background
+    paused = background is not None and background.paused
+    return line + (messages.INFO_DENSE_PAUSED if paused else messages.INFO_DENSE_IMPROVING)
 
 
 def _thinking_requested(think: bool | None) -> str:
