@@ -108,7 +108,7 @@ def scan(
     for relative, key in walk.files():
         if key in FORMATS:
             found.append(relative)
-        elif relative in RULES_FILES:
+        elif _rules_file(relative, several=bool(link_roots)):
             unread.append(Unread(relative, UNREAD_RULES_FILE))
         else:
             unread.append(Unread(relative, UNREAD_FORMAT, key))
@@ -350,6 +350,13 @@ def _inside(real_root: str, real_path: str) -> bool:
 
 def _walkable(name: str) -> bool:
     return not name.startswith(".") and name not in SKIPPED_DIR_NAMES
+
+
+def _rules_file(relative: str, *, several: bool) -> bool:
+    """Whether `relative` is an ignore rules file docai reads as rules: at the folder's
+    top, or at the top of each folder when several are read as one (`label/.gitignore`)."""
+    parts = relative.split("/")
+    return parts[-1] in RULES_FILES and len(parts) == (2 if several else 1)
 
 
 def _doc_named_folder(name: str) -> bool:

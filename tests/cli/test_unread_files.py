@@ -84,3 +84,19 @@ def test_a_folder_of_only_other_formats_names_every_one(
     assert code == 2
     assert ("só arquivos de outros tipos: 3 .vsdx, 2 .key; "
             "1 de cada: .fig, .numbers, .psd, .sketch, .xcf, sem extensão") in err
+
+
+def test_each_folders_rules_file_is_named_as_such_when_several_are_read_as_one(
+        tmp_path: Path, docai: InProcessDocai) -> None:
+    docai.use_env(tmp_path, NO_SERVER)
+    first = write_docs(tmp_path / "um", {"guia.md": "# Guia\n\nO termo alfazeta.\n",
+                                         ".docaiignore": "rascunho.md\n"})
+    second = write_docs(tmp_path / "dois", {"uso.md": "# Uso\n\nO termo betazeta.\n",
+                                            "logo.png": "x"})
+    where = ("--docs", first, "--docs", second, "--dense", "off")
+    assert docai("index", *where).returncode == 0
+    code, out, err = docai("status", "--json", *where)
+    assert code == 0, err
+    unread = {item["source"]: item["reason"] for item in json.loads(out)["unread"]}
+    assert unread == {"um/.docaiignore": messages.DISCOVER_UNREAD_RULES_FILE,
+                      "dois/logo.png": messages.LOAD_SKIP_UNSUPPORTED.format(suffix=".png")}
