@@ -26,10 +26,7 @@ LOAD_SKIP_VANISHED = "o arquivo sumiu enquanto era lido (foi apagado ou movido?)
 LOAD_SKIP_NOT_A_FILE = "não é um arquivo comum (é uma pasta, pipe ou dispositivo)"
 LOAD_SKIP_UNREADABLE = "sem permissão para ler o arquivo ({reason}); ajuste com chmod +r"
 LOAD_SKIP_READ_ERROR = "erro ao ler o arquivo: {reason}"
-LOAD_SKIP_UNSUPPORTED = (
-    "formato {suffix} não é lido pelo docai (ele lê Markdown, reST, AsciiDoc, HTML, texto, "
-    "PDF, EPUB, DOCX, ODT, Org, notebooks, páginas man e info); converta-o para um deles"
-)
+LOAD_SKIP_UNSUPPORTED = "formato {suffix}, que o docai não lê"
 LOAD_SKIP_TOO_NESTED = "marcação aninhada demais para ser lida; simplifique o arquivo"
 LOAD_NOTICE_ENCODING = (
     "não está em UTF-8; lido como {encoding}. Salve o arquivo em UTF-8 para evitar este aviso"

@@ -70,7 +70,7 @@ def test_every_file_is_read_or_listed_with_its_reason(
     }
     text = docai("status", "--docs", docs, "--dense", "off").stdout
     assert "Não lidos (7)" in text
-    assert "  fotos/logo.png: formato .png não é lido pelo docai" in text
+    assert "  fotos/logo.png: formato .png, que o docai não lê" in text
     assert "  .github/: pasta oculta" in text
 
 

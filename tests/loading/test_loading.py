@@ -294,7 +294,7 @@ def test_size_limit_is_a_keyword_argument(tmp_path: Path) -> None:
 
 def test_unsupported_suffix_is_skipped(tmp_path: Path) -> None:
     reason = skipped_reason(load_file(tmp_path, write(tmp_path, "notas.pages", "Título\n====\n")))
-    assert "formato .pages não é lido" in reason
+    assert "formato .pages, que o docai não lê" in reason
 
 
 def test_pathologically_nested_html_is_skipped_not_raised(tmp_path: Path) -> None:
