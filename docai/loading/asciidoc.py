@@ -7,8 +7,10 @@ Read:
   titles too) and the older two-line titles (a line underlined with `=`, `-`, `~`, `^`
   or `+` of its length, give or take one), which make the heading path; each section cited by its
   title's line;
-- paragraphs, lists (`*`, `-`, `.`, `1.`, `term::`), admonition paragraphs (`NOTE: ...`)
-  and admonition blocks (`[NOTE]`), block titles (`.Title`) as lines of text;
+- paragraphs, lists (`*`, `-`, `.`, `1.`; `term::` and `term;;` shown without their
+  marker; a `+` line starting the item's next block), admonition paragraphs (`NOTE: ...`)
+  and admonition blocks (`[NOTE]`), block titles (`.Title`) as lines of text; each line
+  of a paragraph or listing cited by its own line;
 - delimited blocks, their delimiter four characters or longer (`----------`): listing
   `----` and literal `....` as code, verbatim; example `====`, sidebar `****`, quote
   `____` and open `--` blocks as prose; tables `|===` row by row;
@@ -19,9 +21,10 @@ Read:
 - `include::path[]` of files inside the docs folder (8 levels deep at most, none of the
   files being included, MAX_INCLUDES per page; each refused include noted once);
 - inline markup reduced to its text: `*bold*`, `_emphasis_`, `'emphasis'`, `` `code` ``,
-  `+pass+`, `link:url[text]`, `https://url[text]`, `<<id,text>>`,
-  `xref:f.adoc#id[text]`, `footnote:[text]`; any other `macro:target[text]` as
-  `target(text)` (git's `linkgit:git-commit[1]` reads `git-commit(1)`, as rendered).
+  `+pass+`, ``` ``quoted'' ``` (as “quoted”), `link:url[text]`, `https://url[text]`,
+  `<<id,text>>`, `xref:f.adoc#id[text]`, `footnote:[text]`; any other
+  `macro:target[text]` as `target(text)` (git's `linkgit:git-commit[1]` reads
+  `git-commit(1)`, as rendered).
 Not read: conditionals are not evaluated (`ifdef::` lines are dropped, both branches kept),
 passthrough blocks `++++` (raw HTML) and comments (`//`, `////`) are dropped, images and
 block attributes (`[source,python]`, `[[anchor]]`) leave no text, attribute references
@@ -58,6 +61,8 @@ _DELIMITERS = {"-": "code", ".": "code", "=": "prose", "*": "prose", "_": "prose
                "+": "drop", "/": "drop"}
 _TABLE = re.compile(r"[|!,:]={3,}")
 _INLINE_RULES = (
+    # the older syntax's curved quotes (git's ``Interactive mode''), shown as “…”
+    (re.compile(r"``(?P<text>[^`'\n]+?)''"), lambda m: f"“{m['text']}”"),
     (re.compile(r"<<(?P<id>[^,>]+)(?:,\s*(?P<text>[^>]+))?>>"),
      lambda m: m["text"] or m["id"].replace("_", " ").strip()),
     (re.compile(r"\bimage:[^\s\[]*\[[^\]]*\]"), lambda m: ""),

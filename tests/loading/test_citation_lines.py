@@ -77,12 +77,14 @@ def test_a_paragraph_cut_in_several_passages_cites_each_by_its_line(tmp_path, na
 
 
 def test_asciidoc_options_continuations_and_listings_cite_their_lines(tmp_path):
-    """git's manual pages: `--term::` items whose text goes on after `+` lines, and long
-    listings: every passage cites the line its text starts on, and no marker shows."""
+    """git's manual pages: `--term::` items whose text goes on after `+` lines, long
+    listings, ``quoted'' words: every passage cites the line its text starts on, and no
+    marker shows."""
     body = paragraphs(12)
     listing = "\n".join(f"git config option{n}.value {n}" for n in range(30))
     text = "\n".join([
-        "= git-demo(1)", "", "== OPTIONS", "", body[11], "", "--all::", "--every::",
+        "= git-demo(1)", "", "== OPTIONS", "", body[11], "See ``Interactive mode'' below.", "",
+        "--all::", "--every::",
         "\t" + body[0], "+", body[1], "+", body[2], "", "-l;;", "\t" + body[3], "",
         "----", listing, "----", "",
         *(f"--opt{n}::\n\t{body[n]}\n+\n{body[n + 1]}\n" for n in range(4, 11)),
@@ -101,5 +103,6 @@ def test_asciidoc_options_continuations_and_listings_cite_their_lines(tmp_path):
         assert any(opening in line for line in lines[cited:cited + NEAR]), (cited, chunk.text)
     shown = "\n".join(section.text for section in document.sections)
     assert "--all\n\n--every\n\n" + body[0] in shown
-    for marker in ("::", ";;", "\n+", "+\n"):
+    assert "See “Interactive mode” below." in shown  # the older syntax's quotes
+    for marker in ("::", ";;", "\n+", "+\n", "``", "''"):
         assert marker not in shown, marker
