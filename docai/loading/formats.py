@@ -160,8 +160,11 @@ TEXT_NAMES = frozenset({"readme", "news", "install", "changelog", "changes", "au
                         "hacking", "usage", "copying", "notice", "copyright", "license",
                         "licence", "credits", "maintainers"})
 # The tags packagers add to those names (Debian's `README.Debian`, `changelog.Debian.gz`,
-# `README.source`): still the same kind of text file.
-TEXT_NAME_TAGS = frozenset({".debian", ".source", ".upstream"})
+# `changelog.Debian.amd64.gz`, `README.source`): still the same kind of text file.
+TEXT_NAME_TAGS = frozenset({"debian", "source", "upstream"})
+# An extensionless name in capitals is, by the same convention, a text document
+# (ANNOUNCE, RELEASE-NOTES, 00README, DCO); `Makefile` or `postinst` are not.
+_SHOUTED_NAME = re.compile(r"[0-9]*[A-Z][A-Z0-9_-]{2,}")
 
 
 class _Suffixes(frozenset[str]):
@@ -186,23 +189,26 @@ def suffix_of(path: Path) -> str:
 def suffix_of_name(name: str) -> str:
     """The format key of a file name, lower-cased: `.rst.txt` for Sphinx sources, `.man`
     for a man page (`tar.1`), `.info` for an info manual or part (`find.info-2`),
-    `readme` for a README-like name without a suffix or with a packager's tag
-    (`README.Debian`), "" for any other extensionless name, else the last suffix (what
-    the walk counts, so nothing is built per entry)."""
+    `readme` for a README-like name without a suffix (or in capitals) or with a
+    packager's tag (`README.Debian`, `changelog.Debian.amd64`), "" for any other
+    extensionless name, else the last suffix (what the walk counts, so nothing is built
+    per entry)."""
     lowered = name.lower()
     for suffix in DOUBLE_SUFFIXES:
         if lowered.endswith(suffix) and len(lowered) > len(suffix):
             return suffix
     dot = lowered.rfind(".")
     if dot <= 0 or dot == len(lowered) - 1:
-        return "readme" if lowered in TEXT_NAMES else ""
+        return "readme" if lowered in TEXT_NAMES or _SHOUTED_NAME.fullmatch(name) else ""
     suffix = lowered[dot:]
-    if suffix in TEXT_NAME_TAGS and lowered[:dot] in TEXT_NAMES:
-        return "readme"
     if _MAN_SUFFIX.fullmatch(suffix):
         return ".man"
     if _INFO_SUFFIX.fullmatch(suffix):
         return ".info"
+    if suffix not in FORMATS:
+        parts = lowered.split(".", 2)
+        if parts[0] in TEXT_NAMES and parts[1] in TEXT_NAME_TAGS:
+            return "readme"
     return suffix
 
 

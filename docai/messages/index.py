@@ -49,6 +49,7 @@ INDEX_SKIPPED_LINE = "  {source}: {reason}"
 INDEX_UNREAD = (
     "{count} arquivo(s) ou pasta(s) não lidos ({kinds}); `docai status` diz cada um e por quê"
 )
+INDEX_UNREAD_MORE_KINDS = "{kinds} e mais {more} formato(s)"
 INDEX_UNREAD_HIDDEN = "{count} pasta(s) oculta(s)"
 INDEX_UNREAD_BUILD = "{count} pasta(s) de HTML do Sphinx (_sources, _static)"
 INDEX_NOTICES_HEADER = "{count} aviso(s):"

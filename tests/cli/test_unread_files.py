@@ -29,6 +29,7 @@ def test_every_file_is_read_or_listed_with_its_reason(
     docs = write_docs(tmp_path / "docs", {
         "README": "O widget guarda o termo alfazeta.\n",
         "NEWS.Debian": "Mudança do pacote: o termo betazeta.\n",
+        "ANNOUNCE": "Anúncio: o termo etazeta.\n",
         "plano.org": "#+TITLE: Plano\n* Metas\nO termo gamazeta.\n",
         "Makefile": "all:\n\techo x\n",
         "desenho.pages": "x",
@@ -43,21 +44,23 @@ def test_every_file_is_read_or_listed_with_its_reason(
     (docs / "notas.odt").write_bytes(make_odt(
         '<text:h text:outline-level="1">Uso</text:h><text:p>O termo epsilonzeta.</text:p>'))
     (docs / "manual.txt.gz").write_bytes(gzip.compress(b"O termo zetazeta.\n"))
+    (docs / "changelog.Debian.amd64.gz").write_bytes(gzip.compress(b"O termo thetazeta.\n"))
 
     code, out, err = docai("index", "--docs", docs, "--dense", "off")
     assert code == 0, err
-    assert "6 arquivo(s) indexado(s)" in out
+    assert "8 arquivo(s) indexado(s)" in out
     assert ("5 arquivo(s) ou pasta(s) não lidos (1 de cada: .pages, .png, sem extensão; "
             "1 pasta(s) oculta(s); 1 pasta(s) de HTML do Sphinx (_sources, _static))") in out
     for term, source in (("alfazeta", "README"), ("betazeta", "NEWS.Debian"),
                          ("gamazeta", "plano.org"), ("deltazeta", "guia.docx"),
-                         ("epsilonzeta", "notas.odt"), ("zetazeta", "manual.txt.gz")):
+                         ("epsilonzeta", "notas.odt"), ("zetazeta", "manual.txt.gz"),
+                         ("etazeta", "ANNOUNCE"), ("thetazeta", "changelog.Debian.amd64.gz")):
         assert sources(docai, docs, term) == [source], term
 
     code, out, err = docai("status", "--json", "--docs", docs, "--dense", "off")
     assert code == 0, err
     status = json.loads(out)
-    assert status["by_format"] == {"docx": 1, "odt": 1, "org": 1, "txt": 3}
+    assert status["by_format"] == {"docx": 1, "odt": 1, "org": 1, "txt": 5}
     unread = {item["source"]: item["reason"] for item in status["unread"]}
     assert unread == {
         ".docaiignore": messages.DISCOVER_UNREAD_RULES_FILE,
@@ -100,3 +103,18 @@ def test_each_folders_rules_file_is_named_as_such_when_several_are_read_as_one(
     unread = {item["source"]: item["reason"] for item in json.loads(out)["unread"]}
     assert unread == {"um/.docaiignore": messages.DISCOVER_UNREAD_RULES_FILE,
                       "dois/logo.png": messages.LOAD_SKIP_UNSUPPORTED.format(suffix=".png")}
+
+
+def test_index_names_the_commonest_kinds_of_unread_file_and_status_each_one(
+        tmp_path: Path, docai: InProcessDocai) -> None:
+    docai.use_env(tmp_path, NO_SERVER)
+    others = {f"dados/{n}.tipo{n:02}": "x" for n in range(14)}
+    others.update({f"fotos/{n}.png": "x" for n in range(3)})
+    docs = write_docs(tmp_path / "docs", {"guia.md": "# Guia\n\nO termo alfazeta.\n", **others})
+    code, out, err = docai("index", "--docs", docs, "--dense", "off")
+    assert code == 0, err
+    line = next(line for line in out.splitlines() if "não lidos" in line)
+    assert line.startswith("17 arquivo(s) ou pasta(s) não lidos (3 .png; 1 de cada: .tipo00, ")
+    assert ".tipo10 e mais 3 formato(s))" in line and ".tipo11" not in line
+    code, out, err = docai("status", "--json", "--docs", docs, "--dense", "off")
+    assert sorted(item["source"] for item in json.loads(out)["unread"]) == sorted(others)

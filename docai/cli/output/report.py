@@ -20,6 +20,9 @@ from docai.redaction import redact_url
 if TYPE_CHECKING:  # imported for its type only: the build stage is heavy to import
     from docai.index.build_report import BuildReport
 
+# How many kinds of file the line of `docai index` about unread files names (a folder like
+# /usr/share/doc holds a hundred; the error for a folder with none to read names all).
+UNREAD_KINDS_SHOWN = 12
 _UNREAD_FOLDERS = {UNREAD_HIDDEN: messages.INDEX_UNREAD_HIDDEN,
                    UNREAD_BUILD: messages.INDEX_UNREAD_BUILD}
 
@@ -39,14 +42,18 @@ def nothing_to_search(report: BuildReport, docs_dir: Path, others: Counter[str])
     return messages.NO_DOCUMENTS.format(path=one_line(str(docs_dir)), found=found)
 
 
-def suffix_counts(counts: Counter[str]) -> str:
+def suffix_counts(counts: Counter[str], most: int | None = None) -> str:
     """Every suffix of `counts` with its count, most common first ("3 .odp, 2 .png"), and
     the suffixes seen once together after them ("1 de cada: .key, .xcf, sem extensão"):
-    a folder of forty kinds stays one readable line, none of them left out."""
+    a folder of forty kinds stays one readable line, none of them left out. With `most`,
+    only that many kinds, and how many more there are (`docai status` names each)."""
     def shown(suffix: str) -> str:
         return one_line(suffix) or messages.NO_DOCUMENTS_NO_SUFFIX
 
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0] == "", item[0]))
+    if most is not None and len(ranked) > most:
+        return messages.INDEX_UNREAD_MORE_KINDS.format(
+            kinds=suffix_counts(Counter(dict(ranked[:most]))), more=len(ranked) - most)
     counted = ", ".join(messages.NO_DOCUMENTS_KIND.format(count=count, suffix=shown(suffix))
                         for suffix, count in ranked if count > 1)
     singles = [shown(suffix) for suffix, count in ranked if count == 1]
@@ -62,7 +69,7 @@ def unread_line(unread: tuple[Unread, ...]) -> str | None:
     have their own line. None when there are none."""
     formats = Counter(item.suffix for item in unread if item.kind == UNREAD_FORMAT)
     folders = Counter(item.kind for item in unread if item.kind in _UNREAD_FOLDERS)
-    kinds = [suffix_counts(formats)] if formats else []
+    kinds = [suffix_counts(formats, UNREAD_KINDS_SHOWN)] if formats else []
     kinds += [_UNREAD_FOLDERS[kind].format(count=count) for kind, count in folders.items()]
     if not kinds:
         return None
