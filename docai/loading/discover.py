@@ -241,6 +241,8 @@ class _Walk:
             if is_dir or is_doc:
                 reason = messages.DISCOVER_SKIP_LINK_OUTSIDE.format(target=display_name(target))
                 self._skip(relative, reason)
+            elif stat.S_ISREG(info.st_mode):  # unread wherever it leads: by its format
+                self.unread.append(Unread(relative, UNREAD_FORMAT, suffix_of_name(entry.name)))
             return None
         if is_dir:
             return "linked folder"

@@ -45,11 +45,13 @@ def test_every_file_is_read_or_listed_with_its_reason(
         '<text:h text:outline-level="1">Uso</text:h><text:p>O termo epsilonzeta.</text:p>'))
     (docs / "manual.txt.gz").write_bytes(gzip.compress(b"O termo zetazeta.\n"))
     (docs / "changelog.Debian.amd64.gz").write_bytes(gzip.compress(b"O termo thetazeta.\n"))
+    outside = write_docs(tmp_path / "fora", {"lista": "pacotes\n"})
+    (docs / "lista").symlink_to(outside / "lista")  # as Debian's build-essential/list
 
     code, out, err = docai("index", "--docs", docs, "--dense", "off")
     assert code == 0, err
     assert "8 arquivo(s) indexado(s)" in out
-    assert ("5 arquivo(s) ou pasta(s) não lidos (1 de cada: .pages, .png, sem extensão; "
+    assert ("6 arquivo(s) ou pasta(s) não lidos (2 sem extensão; 1 de cada: .pages, .png; "
             "1 pasta(s) oculta(s); 1 pasta(s) de HTML do Sphinx (_sources, _static))") in out
     for term, source in (("alfazeta", "README"), ("betazeta", "NEWS.Debian"),
                          ("gamazeta", "plano.org"), ("deltazeta", "guia.docx"),
@@ -68,11 +70,12 @@ def test_every_file_is_read_or_listed_with_its_reason(
         "Makefile": messages.DISCOVER_UNREAD_NO_SUFFIX,
         "desenho.pages": messages.LOAD_SKIP_UNSUPPORTED.format(suffix=".pages"),
         "fotos/logo.png": messages.LOAD_SKIP_UNSUPPORTED.format(suffix=".png"),
+        "lista": messages.DISCOVER_UNREAD_NO_SUFFIX,
         "html/_static/": messages.DISCOVER_UNREAD_BUILD,
         "rascunho.md": messages.DISCOVER_UNREAD_RULE,
     }
     text = docai("status", "--docs", docs, "--dense", "off").stdout
-    assert "Não lidos (7)" in text
+    assert "Não lidos (8)" in text
     assert "  fotos/logo.png: formato .png, que o docai não lê" in text
     assert "  .github/: pasta oculta" in text
 
