@@ -240,7 +240,7 @@ class DenseRanking:
         fresh = self.windows.best_missing(
             candidates[: self.params.dense_fresh_candidates], question)
         embedded = self.job.embed_windows(fresh)
-        self.collection.put_first(candidates)
+        self.collection.touched(candidates, [row for row, _ in fresh])
         scored = self.windows.with_vectors(candidates)
         return scored, self._chunk_similarities(scored, query), embedded
 

@@ -69,12 +69,15 @@ class CollectionPass:
         # Chunks questions touched, embedded first (a deque: a question's thread appends
         # while the pass's pops, each call atomic).
         self.first: deque[int] = deque()
+        # Chunks with every window's vector, once counted (a walk of the collection: done
+        # once a process, then kept up to date by the pass and by questions).
+        self.done: int | None = None
 
     def carry_on_from(self, other: CollectionPass) -> None:
         """Take what `other` (the same windows) found."""
         self.cursor, self.complete = other.cursor, other.complete
         self.scan, self.mark_read = other.scan, other.mark_read
-        self.first = other.first
+        self.first, self.done = other.first, other.done
 
     def collection_scan(self) -> CollectionScan | None:
         """The stacked vectors of every window (built on first use: most sessions never
@@ -83,7 +86,7 @@ class CollectionPass:
         if self.scan is None:
             self.scan = self._stacked()
             if self.scan is None:
-                self.cursor, self.complete = 0, False
+                self.cursor, self.complete, self.done = 0, False, None
         return self.scan
 
     def _stacked(self) -> CollectionScan | None:
@@ -114,12 +117,15 @@ class CollectionPass:
         """How many chunks have every window's vector, wherever they are: a changed file's
         new chunks lower the count by their own number, not to the first of them (the
         pass embeds chunks questions touched first, and the rest in order). `docai search
-        -v`, `/info` and the progress line all say this number. Walks the collection
-        unless it is marked complete: for a report, not for every question."""
+        -v`, `/info` and the progress line all say this number. The first call walks the
+        collection unless it is marked complete; the pass and questions keep it since."""
         if self.known_complete():
             return len(self.windows)
-        self.advance_cursor()
-        return self.cursor + self._complete_rows(list(range(self.cursor, len(self.windows))))
+        if self.done is None:
+            self.advance_cursor()
+            rest = list(range(self.cursor, len(self.windows)))
+            self.done = self.cursor + self._complete_rows(rest)
+        return self.done
 
     def windows_to_embed(self, limit: int) -> int | None:
         """How many windows of the collection lack a vector, or None when over `limit`
@@ -135,11 +141,16 @@ class CollectionPass:
                 return None
         return len(keys)
 
-    def put_first(self, rows: np.ndarray) -> None:
-        """Have the pass embed every window of `rows` (a question's candidates) before the
-        rest: the next questions on the same subject find them, and rank them whole."""
-        if not self.complete:
-            self.first.extend(rows.tolist())
+    def touched(self, candidates: np.ndarray, embedded: list[int]) -> None:
+        """A question ranked `candidates` and embedded a window of each of `embedded` (rows
+        that had none): the pass embeds every window of the candidates before the rest (the
+        next questions on the same subject find them ranked whole), and the count takes in
+        the rows now complete."""
+        if self.complete:
+            return
+        self.first.extend(candidates.tolist())
+        if self.done is not None:
+            self.done += self._complete_rows(list(dict.fromkeys(embedded)))
 
     def next_step(self, step: int) -> list[int]:
         """The chunks of the pass's next step, whose missing windows number about `step`:
@@ -206,7 +217,10 @@ class CollectionPass:
                         job.fail(error)
                         break
                     self.advance_cursor()
-                    advance(self._complete_rows(rows) - before)
+                    newly = self._complete_rows(rows) - before
+                    if self.done is not None:  # a question may have added its own
+                        self.done += newly
+                    advance(newly)
                     if time.monotonic() - saved >= SAVE_INTERVAL_S:
                         job.save()
                         saved = time.monotonic()

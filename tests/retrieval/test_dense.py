@@ -556,3 +556,31 @@ def test_vectors_asked_only_for_windows_the_store_lacks_read_as_zeros(tmp_path: 
     again.add([new], np.array([[0.0, 1.0]], dtype=np.float32))
     assert again.get([new, absent]).tolist() == [[0.0, 1.0], [0.0, 0.0]]
     assert again.missing([new, absent, stored]) == [absent]
+
+
+def test_the_count_kept_across_questions_and_the_pass_is_the_walked_one(
+    tmp_path: Path, fake: EmbeddingOllama
+) -> None:
+    """The collection is walked once for the count; a question's windows and the pass's
+    steps keep it, equal to a walk at every point."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for number, topic in enumerate(TOPICS):  # one window a chunk: a question completes some
+        (docs / f"{number}-{topic}.md").write_text(
+            f"# {topic.title()}\n\nComo ajustar {topic}: pip install docai.\n", encoding="utf-8")
+    index, cache_dir = index_of(docs, tmp_path / "cache")
+    embedder = OllamaEmbedder(fake.url, MODEL, retries=0)
+    dense = open_dense_ranking(index.chunks, embedder, cache_dir, bounded_until_complete=True)
+
+    def walked() -> int:
+        return sum(dense.windows.complete_row(row) for row in range(len(index)))
+
+    assert dense.embedded_chunks() == 0
+    search(index, "como ajustar o cache?", 3, 0.0, dense)
+    assert dense.last_question is not None and dense.last_question.partial
+    assert 0 < dense.embedded_chunks() == walked() <= DEFAULT_PARAMS.dense_fresh_candidates
+    dense.embed_pending(stop=lambda: walked() >= len(index) // 2 + 2, step=2)
+    assert dense.embedded_chunks() == walked() < len(index)
+    dense.embed_pending()
+    assert dense.embedded_chunks() == walked() == len(index)
+    embedder.close()
