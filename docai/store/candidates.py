@@ -66,8 +66,10 @@ class StoreCandidates(SearchIndex):
     _generation: queries.Generation
     # ((question, k), its ranking) when the packs ranked the whole collection for it
     _ranked: tuple[tuple[str, int], tuple[np.ndarray, np.ndarray] | None] | None = None
-    # A dense question's read (`vector_queries.Prefetch`) and the vectors it brought, by key
-    prefetched: tuple[Any, dict[str, np.ndarray]] | None = None
+    # A dense question's window vectors and final ranking (`dense_fusion.DenseRead`)
+    dense_read: Any = None
+    # The pack rows of the whole lexical ranking, when the packs ranked the collection
+    _lexical: np.ndarray | None = None
     # The pack rows of the chunks, in their order, when the packs ranked them
     _pack_rows: list[int] | None = None
 

@@ -44,7 +44,7 @@ def run_index(settings: Settings, *, embed: bool = False) -> int:
                 name=name, url=redact_url(settings.store or ""))))
             outcome = 2
         elif embed:
-            from docai.store.dense import embed_collection
+            from docai.store.embedding_pass import embed_collection
 
             outcome = embed_collection(
                 conn, settings, name, say,

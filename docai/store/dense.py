@@ -1,13 +1,15 @@
 """Dense ranking over the shared store: window vectors read from pgvector, never written
-by a client; `docai index --embed --store` embeds every window once, for the whole team.
+by a client (`docai.store.embedding_pass` embeds every window once, for the whole team).
 
-A question's candidates are re-ranked exactly as `docai.retrieval.dense.DenseRanking`
-re-ranks a local index's (it is that class, over the candidates), with their window
-vectors fetched in one query. A window the store has no vector for yet (the collection not
-fully embedded) is embedded in this client's memory for the session, never stored. Once
-every window of the collection has its vector, the candidates are widened with the chunks
-nearest the question in the whole collection (found by the database), and ranked whole as
-the local index ranks a complete collection.
+Once every window of the collection has its vector, a question reads, in one statement
+between its packs and its chunks, the chunks nearest it in the whole collection (found by
+the database) and the window vectors of those and of its top lexical candidates; the final
+ranking is fused from them here (`docai.store.dense_fusion`), as the local index fuses a
+complete collection's, and only its top chunks are read. A bridged question's rankings are
+fused by the verdict first: it is re-ranked by `docai.retrieval.dense.DenseRanking` itself,
+over candidates read with the nearest chunks. Before the collection is complete, the
+candidates alone are re-ranked, their vectors fetched by key, and a window the store has no
+vector for yet is embedded in this client's memory for the session, never stored.
 """
 
 from __future__ import annotations
@@ -23,19 +25,16 @@ from cachetools import LRUCache
 from docai import messages
 from docai.index.vector_store import checksum
 from docai.llm.errors import LLMError
-from docai.records import Progress
 from docai.retrieval.dense import MAX_QUERY_CHARS, QUESTION_CACHE_SIZE, DenseRanking, Reranked
 from docai.retrieval.embedders import BundledE5, Embedder, embedder_for
-from docai.retrieval.params import RetrievalParams
+from docai.retrieval.params import DEFAULT_PARAMS, RetrievalParams
 from docai.retrieval.window_vectors import DimensionChanged
 from docai.retrieval.windows import windows
 from docai.settings import Settings
-from docai.store import queries, schema, vector_queries
-from docai.store.connection import translated
-from docai.store.errors import StoreError
+from docai.store import queries, vector_queries
+from docai.store.dense_fusion import DenseRead, Fused, fuse
 from docai.store.search import StoreCandidates, StoreIndex
 from docai.store.store_chunks import StoreChunks
-from docai.store.vector_queries import Prefetch
 
 # Chunks beyond `rank_depth` the database's nearest-chunk scan returns, so that its float
 # rounding at the cut cannot drop a chunk the exact order here would keep.
@@ -46,9 +45,6 @@ RECHECK_S = 60.0
 # database's exact scan of 258,973 windows took 140-185 ms a question (a store's hybrid
 # question is about 40 ms); this many take about a quarter of that.
 EXACT_SCAN_WINDOWS = 65_536
-# Chunks read, cut and embedded per transaction of the embedding pass.
-EMBED_CHUNKS = 64
-EMBED_BATCH = 16
 
 
 class FetchedVectors:
@@ -110,7 +106,10 @@ class StoreDense:
         self._failed = False
         # (the collection's version, the embedder's row if it is ranked whole, when asked)
         self._whole: tuple[str, tuple[int, int] | None, float] | None = None
-        index.prefetch = self.prefetch
+        # The indexer cuts windows with the default sizes: other sizes read by key.
+        self._default_windows = (params.window_chars, params.window_overlap) == (
+            DEFAULT_PARAMS.window_chars, DEFAULT_PARAMS.window_overlap)
+        index.dense_read = self.read
 
     @property
     def active(self) -> bool:
@@ -126,42 +125,94 @@ class StoreDense:
         candidates = self.index.last_candidates()
         if candidates is None or self._failed:
             return Reranked(ranked, scores, None)
-        read = candidates.prefetched
-        if read is not None and read[0].question == question:  # read with the candidates
-            whole = read[0].whole
-            found = read[1]
-        else:  # a follow-up's meaning, or a collection being indexed: read now
-            rows: Iterable[int] = ranked[: self.params.dense_candidates].tolist()
-            wider = self._with_nearest(question)
-            if wider is not None:  # every chunk of it is ranked whole: every vector is read
-                candidates, rows = wider, range(len(wider))
-            whole = wider is not None
+        dense: DenseRead | None = candidates.dense_read
+        if dense is not None and dense.question == question and dense.fused is not None:
+            return _in_rows(dense.fused, candidates)  # fused before the chunks were read
+        if dense is not None and dense.question == question:  # a joined rendering's
+            whole, found = True, dense.read.by_key()
+        elif not crossing and (again := self._read_again(question, candidates)) is not None:
+            return again
+        elif (wider := self._widened(question, candidates)) is not None:
+            candidates, (whole, found) = wider[0], (True, wider[1].by_key())
+        else:  # the candidates alone: their vectors read now (keyed by text: any snapshot)
+            rows = ranked[: self.params.dense_candidates].tolist()
             cut = {row: windows(candidates.chunks.texts[row], self.params.window_chars,
                                 self.params.window_overlap) for row in rows}
             keys = sorted({checksum(text) for texts in cut.values() for text in texts})
-            with self.index.statements() as conn:  # keyed by text: any snapshot will do
-                found = _stored_vectors(conn, self.embedder.name, keys)
+            with self.index.statements() as conn:
+                whole, found = False, _stored_vectors(conn, self.embedder.name, keys)
         fetched = FetchedVectors(found, self._session, self.embedder.name, whole=whole)
         ranking = DenseRanking(candidates.chunks, self.embedder, fetched,  # type: ignore[arg-type]
                                params=self.params, warn=self._warn, questions=self._questions)
         return ranking.rerank(question, ranked, scores, crossing=crossing)
 
-    def prefetch(self, conn: psycopg.Connection[Any], question: str) -> Prefetch | None:
-        """What `question`'s candidates are read with (`StoreIndex.prefetch`): once the
-        collection is ranked whole, the chunks nearest it (a statement); the vectors of every
-        chunk read, in the same statement as the chunks. None once the embedder failed."""
-        if self._failed:
-            return None
-        embedder = self._ranked_whole() if self.params.dense_full_weight > 0 else None
+    def read(self, conn: psycopg.Connection[Any], question: str, lexical: np.ndarray,
+             fused: bool) -> DenseRead | None:
+        """What `question`'s candidates are read with (`StoreIndex.dense_read`) once the
+        collection is ranked whole: the chunks nearest it and the window vectors of those
+        and of `lexical`'s first (all of them unless `fused`), in one statement, and with
+        `fused` the final ranking. None otherwise (the re-ranking reads what it needs)."""
+        embedder = self._whole_embedder()
         query = None if embedder is None else self._question_vector(question)
         if embedder is None or query is None or embedder[1] != query.shape[0]:
-            return Prefetch(question, (), self.embedder.name, whole=False)
-        nearest = vector_queries.nearest_chunks(conn, self.index.generation_id, embedder,
-                                                query, self.params.rank_depth + NEAREST_MARGIN)
-        if any(row is None for _, row in nearest):  # not packed: the chunks are read by id
-            return Prefetch(question, (), self.embedder.name, whole=False)
-        return Prefetch(question, tuple(int(row) for _, row in nearest if row is not None),
-                        self.embedder.name, whole=True)
+            return None
+        asked = lexical[: self.params.dense_candidates] if fused else lexical
+        read = vector_queries.read_windows(conn, self.index.generation_id, embedder, query,
+                                           self.params.rank_depth + NEAREST_MARGIN,
+                                           rows=asked.tolist())
+        if (read.pack_rows < 0).any():  # an indexer is writing: read again in one snapshot
+            raise queries.RevisionMoved
+        return DenseRead(question, read,
+                         fuse(question, query, lexical, read, self.params) if fused else None)
+
+    def _whole_embedder(self) -> tuple[int, int] | None:
+        """The embedder's row when questions are ranked against the whole collection."""
+        if self._failed or self.params.dense_full_weight <= 0 or not self._default_windows:
+            return None
+        return self._ranked_whole()
+
+    def _read_again(self, question: str, candidates: StoreCandidates) -> Reranked | None:
+        """A follow-up, whose meaning (what is embedded) is not the text ranked: its own
+        dense read over the lexical ranking, then the chunks of the final ranking the
+        candidates lack, added to them. None when the collection is not ranked whole."""
+        lexical = candidates._lexical
+        if lexical is None or self._whole_embedder() is None:
+            return None
+        try:
+            with self.index.statements() as conn:
+                dense = self.read(conn, question, lexical[: self.params.rank_depth], True)
+        except queries.RevisionMoved:  # an indexer is writing: the candidates alone
+            return None
+        if dense is None or dense.fused is None:
+            return None
+        k = candidates._ranked[0][1] if candidates._ranked is not None else 1
+        reach = dense.fused.rows[: max(self.params.dense_candidates, 16 * k)].tolist()
+        chunk_of = dict(zip(dense.read.pack_rows.tolist(), dense.read.ids.tolist(),
+                            strict=True))
+        present = set(candidates._ids.tolist())
+        extra = [row for row in reach if row in chunk_of and chunk_of[row] not in present]
+        wider = self.index.widened([chunk_of[row] for row in extra])
+        if wider is None:
+            return None
+        wider._pack_rows = list(candidates._pack_rows or ()) + extra
+        return _in_rows(dense.fused, wider)
+
+    def _widened(self, question: str, candidates: StoreCandidates
+                 ) -> tuple[StoreCandidates, vector_queries.WindowRead] | None:
+        """The candidates with the chunks nearest `question` in the whole collection added,
+        and the window vectors of them all (a bridged question ranked on its own words, or
+        candidates read while an indexer was writing); None when the collection is not
+        ranked whole."""
+        embedder = self._whole_embedder()
+        query = None if embedder is None else self._question_vector(question)
+        if embedder is None or query is None or embedder[1] != query.shape[0]:
+            return None
+        with self.index.statements() as conn:
+            read = vector_queries.read_windows(
+                conn, self.index.generation_id, embedder, query,
+                self.params.rank_depth + NEAREST_MARGIN, ids=candidates._ids.tolist())
+        wider = self.index.widened(read.ids[: read.nearest].tolist())
+        return None if wider is None else (wider, read)
 
     def _question_vector(self, question: str) -> np.ndarray | None:
         """The question embedded (cached), None when the embedder fails (the re-ranking
@@ -174,24 +225,6 @@ class StoreDense:
         except LLMError:
             return None
         return query
-
-    def _with_nearest(self, question: str) -> StoreCandidates | None:
-        """With the whole-collection ranking on (`dense_full_weight`) and every window of the
-        collection embedded: the candidates widened with the chunks nearest the question in
-        the whole collection (found by the database, a few more than the ranking keeps, so
-        the order computed here from their vectors is the local index's)."""
-        if self.params.dense_full_weight <= 0:
-            return None
-        embedder = self._ranked_whole()
-        if embedder is None:
-            return None
-        query = self._question_vector(question)
-        if query is None or embedder[1] != query.shape[0]:
-            return None  # another model behind the name: the re-ranking says so
-        with self.index.reading() as conn:
-            nearest = vector_queries.nearest_chunks(conn, self.index.generation_id, embedder,
-                                                    query, self.params.rank_depth + NEAREST_MARGIN)
-        return self.index.widened([chunk_id for chunk_id, _ in nearest])
 
     def _ranked_whole(self) -> tuple[int, int] | None:
         """The embedder's row (id, dimension) when the collection is ranked whole: every
@@ -230,6 +263,14 @@ class StoreDense:
         """Nothing to save: a client never writes the store."""
 
 
+def _in_rows(fused: Fused, candidates: StoreCandidates) -> Reranked:
+    """`fused` (pack rows) as rows of `candidates`: the rows read, in its order."""
+    place = {row: at for at, row in enumerate(candidates._pack_rows or ())}
+    kept = np.array([row in place for row in fused.rows.tolist()], dtype=bool)
+    rows = np.array([place[row] for row in fused.rows[kept].tolist()], dtype=np.int64)
+    return Reranked(rows, fused.scores[kept], fused.similarity)
+
+
 def _stored_vectors(conn: Any, embedder: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
     rows = conn.execute(
         "SELECT v.key, v.embedding::text FROM docai_vectors v "
@@ -239,7 +280,8 @@ def _stored_vectors(conn: Any, embedder: str, keys: Sequence[str]) -> dict[str, 
             for key, text in rows}
 
 
-def _embedder(settings: Settings, warn: Callable[[str], None]) -> Embedder:
+def store_embedder(settings: Settings, warn: Callable[[str], None]) -> Embedder:
+    """The embedder `settings` name, the bundled model when Ollama has none (said to `warn`)."""
     try:
         return embedder_for(settings)
     except LLMError as error:
@@ -251,124 +293,4 @@ def open_store_dense(
     settings: Settings, index: StoreIndex, warn: Callable[[str], None]
 ) -> StoreDense:
     """The dense ranking over `index`; what goes wrong with the embedder is said to `warn`."""
-    return StoreDense(index, _embedder(settings, warn), index.params, warn)
-
-
-# The chunks of a generation still to embed with one model: those without window rows, and
-# those with a window this model has no vector for (another model embedded the collection
-# first: the windows are the same texts for every model, the vectors are not).
-UNEMBEDDED_CHUNKS = """
-SELECT c.id, c.text FROM docai_chunks c
-WHERE c.generation_id = %(generation)s AND c.id > %(after)s
-  AND (NOT EXISTS (SELECT 1 FROM docai_windows w WHERE w.chunk_id = c.id)
-       OR EXISTS (SELECT 1 FROM docai_windows w WHERE w.chunk_id = c.id AND NOT EXISTS (
-           SELECT 1 FROM docai_vectors v
-           WHERE v.embedder_id = %(embedder)s AND v.key = w.key)))
-ORDER BY c.id LIMIT %(limit)s
-"""
-
-
-def embed_collection(conn: psycopg.Connection[Any], settings: Settings, name: str,
-                     say: Callable[[str], None], progress: Progress) -> int:
-    """Embed every window of the collection the store lacks a vector for (resumable: each
-    batch is committed), on the indexer's connection and under its collection lock, so a
-    second indexer or a drop waits for the pass; 1 when the embedder failed."""
-    url = settings.store or ""
-    embedder = _embedder(settings, say)
-    params = RetrievalParams()
-    started = time.monotonic()
-    embedded = 0
-    try:
-        with translated(url):
-            generation = queries.current_generation(conn, name)
-            if generation is None:
-                raise StoreError(messages.STORE_EMPTY_COLLECTION.format(name=name, url=url))
-            embedder_id: int | None = None
-            dimension = 0
-            if (row := vector_queries.embedder_row(conn, embedder.name)) is not None:
-                embedder_id, dimension = row
-            conn.commit()
-            last = 0
-            with progress(messages.DENSE_PROGRESS, generation.chunks, 0) as advance:
-                while True:
-                    batch = conn.execute(UNEMBEDDED_CHUNKS, {
-                        "generation": generation.id, "after": last, "embedder": embedder_id,
-                        "limit": EMBED_CHUNKS}).fetchall()
-                    if not batch:
-                        break
-                    last = int(batch[-1][0])
-                    texts = {checksum(t): t for _, text in batch
-                             for t in windows(text, params.window_chars, params.window_overlap)}
-                    have = set()
-                    if embedder_id is not None:
-                        have = {bytes(k).hex() for (k,) in conn.execute(
-                            "SELECT key FROM docai_vectors WHERE embedder_id = %s AND "
-                            "key = ANY(%s)", (embedder_id, [bytes.fromhex(k) for k in texts]))}
-                    todo = [k for k in texts if k not in have]
-                    vectors: list[tuple[str, np.ndarray]] = []
-                    try:
-                        for start in range(0, len(todo), EMBED_BATCH):
-                            part = todo[start:start + EMBED_BATCH]
-                            out = embedder.embed_passages([texts[k] for k in part])
-                            vectors.extend(zip(part, np.asarray(out, dtype=np.float32),
-                                               strict=True))
-                    except LLMError as error:
-                        say(messages.DENSE_FALLBACK.format(reason=error))
-                        return 1
-                    with conn.transaction():
-                        if vectors and embedder_id is None:
-                            dimension = len(vectors[0][1])
-                            (embedder_id,) = conn.execute(
-                                "INSERT INTO docai_embedders (name, dimension) VALUES (%s, %s) "
-                                "ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name "
-                                "RETURNING id", (embedder.name, dimension)).fetchone() or (0,)
-                        for _key, vector in vectors:
-                            if len(vector) != dimension:
-                                raise StoreError(messages.STORE_EMBED_OTHER_DIMENSION.format(
-                                    model=embedder.name, got=len(vector), expected=dimension))
-                        _insert_vectors(conn, embedder_id, vectors)
-                        pairs = [(chunk_id, bytes.fromhex(checksum(t))) for chunk_id, text in batch
-                                 for t in windows(text, params.window_chars,
-                                                  params.window_overlap)]
-                        conn.execute(  # one statement (a pipeline's error would be logged raw)
-                            "INSERT INTO docai_windows (generation_id, chunk_id, key) "
-                            "SELECT %s, c, k FROM unnest(%s::bigint[], %s::bytea[]) AS u(c, k) "
-                            "ON CONFLICT DO NOTHING",
-                            (generation.id, [c for c, _ in pairs], [k for _, k in pairs]))
-                    embedded += len(vectors)
-                    advance(len(batch))
-            if embedded:  # readers ask again whether the collection is ranked whole
-                with conn.transaction():
-                    _moved_on(conn, generation.id)
-            if embedder_id is not None and settings.store_hnsw:
-                with conn.transaction():
-                    schema.ensure_hnsw(conn, embedder_id, dimension)
-    finally:
-        embedder.close()
-    say(messages.STORE_EMBEDDED.format(windows=embedded, chunks=generation.chunks,
-                                       seconds=time.monotonic() - started))
-    return 0
-
-
-def _insert_vectors(conn: psycopg.Connection[Any], embedder_id: int | None,
-                    vectors: list[tuple[str, np.ndarray]]) -> None:
-    if vectors:
-        conn.execute(
-            "INSERT INTO docai_vectors (embedder_id, key, embedding) SELECT %s, k, e::halfvec "
-            "FROM unnest(%s::bytea[], %s::text[]) AS u(k, e) ON CONFLICT DO NOTHING",
-            (embedder_id, [bytes.fromhex(k) for k, _ in vectors],
-             [_literal(v) for _, v in vectors]))
-
-
-def _moved_on(conn: psycopg.Connection[Any], generation: int) -> None:
-    """The generation's revision moved on (its packs still current if they were): a
-    reader's knowledge of how much of it is embedded is keyed by revision."""
-    conn.execute(
-        "UPDATE docai_generations SET packed_revision = CASE WHEN packed_revision = revision "
-        "THEN revision + 1 ELSE packed_revision END, revision = revision + 1 WHERE id = %s",
-        (generation,))
-
-
-def _literal(vector: np.ndarray) -> str:
-    """A vector as pgvector's text form, sent as a parameter."""
-    return "[" + ",".join(f"{x:.8g}" for x in vector.tolist()) + "]"
+    return StoreDense(index, store_embedder(settings, warn), index.params, warn)

@@ -174,7 +174,7 @@ ALTER TABLE docai_term_stats ADD CONSTRAINT docai_term_stats_generation
 """,
     4: """
 -- a generation's windows in one index range: the nearest windows of one collection are
--- found among its own (`docai.store.vector_queries.nearest_chunks`)
+-- found among its own (`docai.store.vector_queries.read_windows`)
 CREATE INDEX IF NOT EXISTS docai_windows_generation ON docai_windows (generation_id, key);
 -- rows an older docai left behind: frequencies of terms no chunk holds, terms no
 -- collection holds (vectors no window refers to are pruned by the next indexing run, which

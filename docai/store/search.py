@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +29,10 @@ from docai.records import Chunk, Hit
 from docai.redaction import redact_url
 from docai.retrieval import crosslang
 from docai.retrieval.params import DEFAULT_METHOD, DEFAULT_PARAMS, RetrievalParams
-from docai.store import languages, packs, queries, schema, vector_queries
+from docai.store import languages, packs, queries, schema
 from docai.store.candidates import StoreCandidates, average_length, lookup_terms
-from docai.store.connection import connect, lost_error
+from docai.store.client import ClientConnection
+from docai.store.dense_fusion import DenseRead
 from docai.store.errors import StoreDamaged, StoreError
 from docai.store.store_chunks import StoreChunks
 from docai.store.term_cache import TermCache
@@ -44,7 +44,7 @@ from docai.text.analysis import ANALYZER_VERSION, Analyzer, default_analyzer
 DEPTH_MARGIN = 20
 
 
-class StoreIndex:
+class StoreIndex(ClientConnection):
     """What `verdict` and `Answerer` need of an index (`rank`, `top_hits`, `best_file`,
     `params`, `fingerprint`, `chunks.first_of`, `file_text`), over one collection."""
 
@@ -58,20 +58,20 @@ class StoreIndex:
         docs_dir: Path | None = None,
         analyzer: Analyzer | None = None,
     ) -> None:
-        self.url = url
+        super().__init__(url)
         self.collection = collection
         self.method = method
         self.params = params
         self._docs_dir = docs_dir
         self._analyzer = analyzer or default_analyzer()
-        self._conn: psycopg.Connection[Any] | None = None
         self._last: tuple[str, StoreCandidates] | None = None
         self._terms_read = TermCache()
         self._generation = self._open()
         self.chunks = StoreChunks(self)
-        # Set by a dense ranking (`StoreDense`): what a question reads with its candidates.
-        self.prefetch: Callable[[psycopg.Connection[Any], str],
-                                vector_queries.Prefetch | None] | None = None
+        # Set by a dense ranking (`StoreDense.read`): the window vectors a question reads
+        # with its candidates (given its lexical ranking's pack rows; and whether to fuse).
+        self.dense_read: Callable[[psycopg.Connection[Any], str, np.ndarray, bool],
+                                  DenseRead | None] | None = None
 
     @property
     def analyzer(self) -> Analyzer:
@@ -89,11 +89,6 @@ class StoreIndex:
         """Changes whenever the collection does (a new generation, or any file change)."""
         g = self._generation
         return f"store\0{self.collection}\0{g.id}\0{g.revision}\0{self.method}"
-
-    def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
 
     @property
     def languages(self) -> Mapping[str, float]:
@@ -219,35 +214,46 @@ class StoreIndex:
         params = self.params
         depth = min(max(params.rank_depth, 4 * k), max(params.dense_candidates, 16 * k))
         rows, scores = ranking[0][:depth], ranking[1][:depth]
-        # The chunks and, in the same round trip, the terms of those the client has not
-        # read (a term's text and frequency are the same for every chunk of this version).
-        cache = self._terms_read.for_version(generation.id, generation.revision)
         earlier = [] if first is None or first._pack_rows is None else first._pack_rows
         wanted = list(dict.fromkeys(earlier + rows.tolist()))
-        # A dense question: the collection's nearest chunks and every vector read with them
-        # (a bridged question's meaning is its joined rendering's, read with that).
-        prefetch = (self.prefetch(conn, question) if self.prefetch is not None
-                    and crosslang.bridge(question, self.languages) is None else None)
-        unread = cache.rows_to_read(wanted + list(prefetch.nearest if prefetch else ()))
-        vectors: dict[str, np.ndarray] = {}
+        # A dense question over a collection ranked whole: the chunks nearest it and the
+        # window vectors it is ranked by, in a statement of their own; then, unless it
+        # is a bridged question's joined rendering (whose rankings the verdict fuses
+        # first), the final ranking is fused here and only its top is read.
+        dense = (self.dense_read(conn, question, ranking[0] if first is None else
+                                 np.array(wanted, dtype=np.int64), first is None)
+                 if self.dense_read is not None
+                 and crosslang.bridge(question, self.languages) is None else None)
+        if dense is not None and dense.fused is not None:
+            wanted = dense.fused.rows[: max(params.dense_candidates, 16 * k)].tolist()
+        elif dense is not None:
+            wanted = list(dict.fromkeys(wanted + dense.read.pack_rows.tolist()))
+        candidates = self._read_rows(conn, generation, wanted, known)
+        place = {row: at for at, row in enumerate(wanted)}
+        candidates._pack_rows = wanted
+        candidates._lexical = ranking[0]
+        kept = np.array([row in place for row in rows.tolist()], dtype=bool)
+        candidates._ranked = ((question, k), (
+            np.array([place[row] for row in rows[kept].tolist()], dtype=np.int64),
+            scores[kept]))
+        candidates.dense_read = dense
+        return candidates
+
+    def _read_rows(
+        self, conn: psycopg.Connection[Any], generation: queries.Generation,
+        wanted: list[int], known: dict[str, tuple[int, int]],
+    ) -> StoreCandidates:
+        """The chunks at the pack rows `wanted` (in that order) and, in the same round trip,
+        the terms of those the client has not read (a term's text and frequency are the
+        same for every chunk of this version), as candidates."""
+        cache = self._terms_read.for_version(generation.id, generation.revision)
+        unread = cache.rows_to_read(wanted)
         try:
-            if prefetch is None:
-                read, terms = queries.chunks_and_terms(conn, generation, wanted, unread)
-            else:
-                read, terms, vectors = vector_queries.chunks_terms_and_vectors(
-                    conn, generation, wanted, unread, prefetch)
+            read, terms = queries.chunks_and_terms(conn, generation, wanted, unread)
         except KeyError:  # a row the packs name, which no chunk has
             raise self._damaged() from None
         cache.add(terms, unread)
-        candidates = self._assemble(conn, generation, read, known)
-        place = {row: at for at, row in enumerate(wanted)}
-        candidates._pack_rows = list(dict.fromkeys(wanted + list(prefetch.nearest
-                                                                 if prefetch else ())))
-        candidates._ranked = ((question, k), (
-            np.array([place[row] for row in rows.tolist()], dtype=np.int64), scores))
-        if prefetch is not None:
-            candidates.prefetched = (prefetch, vectors)
-        return candidates
+        return self._assemble(conn, generation, read, known)
 
     def _damaged(self) -> StoreDamaged:
         return StoreDamaged(messages.STORE_DAMAGED.format(
@@ -347,33 +353,6 @@ class StoreIndex:
 
     def _terms(self, question: str) -> list[str]:
         return lookup_terms(self._analyzer, question)
-
-    # --- the connection ---------------------------------------------------------------------
-    @contextmanager
-    def reading(self) -> Iterator[psycopg.Connection[Any]]:
-        """A READ ONLY, REPEATABLE READ transaction: one snapshot of the collection. A
-        failure closes the connection (the next call opens another) and raises a StoreError."""
-        with self.statements() as conn, conn.transaction():
-            yield conn
-
-    @contextmanager
-    def statements(self) -> Iterator[psycopg.Connection[Any]]:
-        """The connection, each statement its own transaction (autocommit) unless the caller
-        opens one; errors as `reading`'s."""
-        if self._conn is None or self._conn.closed:
-            self._conn = connect(self.url, autocommit=True)
-            self._conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
-            self._conn.read_only = True
-            try:
-                vector_queries.connection_settings(self._conn)
-            except psycopg.Error as error:
-                self.close()
-                raise lost_error(self.url, error) from None
-        try:
-            yield self._conn
-        except psycopg.Error as error:
-            self.close()
-            raise lost_error(self.url, error) from None
 
     def _open(self) -> queries.Generation:
         with self.reading() as conn:

@@ -1,5 +1,6 @@
 """The reads a client makes of the window vectors: how much of a collection is embedded,
-the embedding model's row, whether its HNSW index exists, and the chunks nearest a question.
+the embedding model's row, whether its HNSW index exists, and the chunks nearest a question
+with the window vectors a dense question is ranked by.
 
 As `docai.store.queries`: every value a parameter or a quoted literal, each read inside the
 caller's transaction.
@@ -15,18 +16,21 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
-from docai.records import Chunk
-from docai.store import queries
-from docai.store.arrays import numpy_cursor
 from docai.store.schema import hnsw_index_name
 
 # Nearest windows of the collection read for each chunk the whole-collection ranking asks
-# for (a chunk has about 2.6 windows; the nearest ones are often the same chunk's).
+# for: first `FEW_WINDOWS_PER_CHUNK` (the HNSW scan's time grows with the windows it
+# returns), then, when those hold too few chunks, `WINDOWS_PER_CHUNK` (a chunk has about
+# 2.6 windows, and the nearest ones are often the same chunk's).
+FEW_WINDOWS_PER_CHUNK = 1.5
 WINDOWS_PER_CHUNK = 4
 # The HNSW search list (pgvector's `hnsw.ef_search`, default 40). The iterative scan goes on
 # past it until the windows asked for are found, so it sets recall, not the rows returned:
 # measured by `make bench` (`hnsw_parity`, docs/benchmarks.md).
 EF_SEARCH = 100
+# Rows of a float32 matrix product computed together by BLAS: a row's bits can differ in
+# the last few rows of a matrix, computed apart (`WindowRead.best`).
+FULL_BLOCK = 16
 
 
 def embedded_chunks(conn: psycopg.Connection[Any], generation: int, embedder: str) -> int:
@@ -40,11 +44,12 @@ def embedded_chunks(conn: psycopg.Connection[Any], generation: int, embedder: st
     return int(row[0]) if row else 0
 
 
-def nearest_chunks(conn: psycopg.Connection[Any], generation: int, embedder: tuple[int, int],
-                   query: np.ndarray, limit: int) -> list[tuple[int, int | None]]:
-    """The ids and pack rows of the `limit` chunks of `generation` whose best window is
-    nearest `query` (inner product of unit vectors), best first. `embedder`: its id and
-    dimension.
+def read_windows(conn: psycopg.Connection[Any], generation: int, embedder: tuple[int, int],
+                 query: np.ndarray, limit: int, *, rows: Sequence[int] = (),
+                 ids: Sequence[int] = ()) -> WindowRead:
+    """The `limit` chunks of `generation` whose best window is nearest `query` (inner
+    product of unit vectors), and those at the pack `rows` or of the `ids`, each with its
+    window vectors: one statement. `embedder`: its id and dimension.
 
     Only this generation's windows are looked at, inside the scan: the nearest
     `WINDOWS_PER_CHUNK * limit` of its windows (a window's vector is shared by every
@@ -54,21 +59,110 @@ def nearest_chunks(conn: psycopg.Connection[Any], generation: int, embedder: tup
     window rows (`docai_windows_generation`) and an exact sort of their distances, or the
     HNSW index walked in distance order with each window checked against the generation,
     which pgvector's iterative scan (`connection_settings`) carries on past its search list
-    until the limit is met."""
+    until the limit is met. The vectors come as pgvector's binary `halfvec`s, a chunk's
+    joined in one value, so that the client scores them as the local index does."""
     embedder_id, dimension = embedder
     literal = "[" + ",".join(f"{value:.8g}" for value in query.tolist()) + "]"
-    statement = sql.SQL(
-        "SELECT n.chunk_id, c.pack_row FROM (SELECT chunk_id, min(distance) AS distance "
-        "FROM (SELECT w.chunk_id, v.embedding::halfvec({d}) <#> "
-        "%(q)s::halfvec({d}) AS distance FROM docai_vectors v JOIN docai_windows w "
-        "ON w.key = v.key AND w.generation_id = %(generation)s WHERE v.embedder_id = {e} "
-        "ORDER BY v.embedding::halfvec({d}) <#> %(q)s::halfvec({d}) LIMIT %(windows)s) near "
-        "GROUP BY chunk_id ORDER BY min(distance), chunk_id LIMIT %(limit)s) n "
-        "JOIN docai_chunks c ON c.id = n.chunk_id ORDER BY n.distance, n.chunk_id"
-    ).format(d=sql.Literal(int(dimension)), e=sql.Literal(int(embedder_id)))
-    return [(int(chunk_id), None if row is None else int(row)) for chunk_id, row in conn.execute(
-        statement, {"q": literal, "generation": generation,
-                    "windows": WINDOWS_PER_CHUNK * limit, "limit": limit})]
+    statement = sql.SQL(WINDOW_READ).format(d=sql.Literal(int(dimension)),
+                                            e=sql.Literal(int(embedder_id)))
+    found = conn.execute(statement, {
+        "q": literal, "generation": generation, "few": round(FEW_WINDOWS_PER_CHUNK * limit),
+        "windows": WINDOWS_PER_CHUNK * limit,
+        "limit": limit, "rows": list(rows), "ids": list(ids)}, binary=True).fetchall()
+    return WindowRead.of(found, int(dimension))
+
+
+# The nearest chunks (`read_windows`) and the asked ones, each with its id, pack row, the
+# distance of its best window when it is among the nearest, and every window's key and
+# vector (each `halfvec_send` without its 4-byte header of dimension and a reserved word:
+# big-endian halves, joined in the keys' order). The nearest windows are scanned for
+# `few` first, and again for `windows` only when those hold fewer than `limit` chunks.
+WINDOW_READ = """
+WITH few AS MATERIALIZED (
+    SELECT w.chunk_id, v.embedding::halfvec({d}) <#> %(q)s::halfvec({d}) AS distance
+    FROM docai_vectors v JOIN docai_windows w
+    ON w.key = v.key AND w.generation_id = %(generation)s WHERE v.embedder_id = {e}
+    ORDER BY v.embedding::halfvec({d}) <#> %(q)s::halfvec({d}) LIMIT %(few)s
+), enough AS MATERIALIZED (
+    SELECT count(DISTINCT chunk_id) >= %(limit)s AS enough FROM few
+), more AS MATERIALIZED (
+    SELECT w.chunk_id, v.embedding::halfvec({d}) <#> %(q)s::halfvec({d}) AS distance
+    FROM docai_vectors v JOIN docai_windows w
+    ON w.key = v.key AND w.generation_id = %(generation)s
+    WHERE v.embedder_id = {e} AND NOT (SELECT enough FROM enough)
+    ORDER BY v.embedding::halfvec({d}) <#> %(q)s::halfvec({d}) LIMIT %(windows)s
+), near AS MATERIALIZED (
+    SELECT chunk_id, min(distance) AS distance FROM (
+        SELECT * FROM few WHERE (SELECT enough FROM enough) UNION ALL SELECT * FROM more) found
+    GROUP BY chunk_id ORDER BY min(distance), chunk_id LIMIT %(limit)s
+), wanted AS (
+    SELECT chunk_id FROM near
+    UNION
+    SELECT id FROM docai_chunks WHERE generation_id = %(generation)s AND pack_row = ANY(%(rows)s)
+    UNION
+    SELECT id FROM docai_chunks WHERE generation_id = %(generation)s AND id = ANY(%(ids)s)
+)
+SELECT c.id, c.pack_row, n.distance, wv.keys, wv.vectors
+FROM wanted JOIN docai_chunks c ON c.id = wanted.chunk_id
+LEFT JOIN near n ON n.chunk_id = c.id
+CROSS JOIN LATERAL (
+    SELECT array_agg(w.key ORDER BY w.key) AS keys,
+           string_agg(substring(halfvec_send(v.embedding) FROM 5), ''::bytea
+                      ORDER BY w.key) AS vectors
+    FROM docai_windows w JOIN docai_vectors v ON v.key = w.key AND v.embedder_id = {e}
+    WHERE w.chunk_id = c.id) wv
+ORDER BY n.distance, c.pack_row
+"""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class WindowRead:
+    """What `read_windows` found: per chunk (in the nearest's order, then the rest by pack
+    row) its id, pack row and windows (`starts` into `keys` and the stacked `vectors`), and
+    how many of the first are the nearest chunks."""
+
+    ids: np.ndarray
+    pack_rows: np.ndarray  # -1 for a chunk without one (the packs are being rewritten)
+    nearest: int
+    keys: list[str]  # hex, as the vector store names them
+    vectors: np.ndarray  # float32, one row per window
+    starts: np.ndarray  # where each chunk's windows begin
+
+    @classmethod
+    def of(cls, found: Sequence[Sequence[Any]], dimension: int) -> WindowRead:
+        """A chunk without a vector is left out."""
+        kept = [row for row in found if row[3]]
+        keys = [bytes(key).hex() for row in kept for key in row[3]]
+        raw = b"".join(bytes(row[4]) for row in kept)
+        vectors = np.frombuffer(raw, dtype=">f2").astype(np.float32).reshape(-1, dimension)
+        counts = [len(row[3]) for row in kept]
+        return cls(np.array([int(row[0]) for row in kept], dtype=np.int64),
+                   np.array([-1 if row[1] is None else int(row[1]) for row in kept],
+                            dtype=np.int64),
+                   sum(1 for row in kept if row[2] is not None), keys, vectors,
+                   np.cumsum([0] + counts[:-1]).astype(np.int64))
+
+    def best(self, query: np.ndarray, chunks: np.ndarray | None = None, *,
+             padded: bool = False) -> np.ndarray:
+        """The best window cosine with `query` of each chunk (positions in this read; all
+        of them by default), computed as the local index computes it: float32 vectors of
+        the stored halves, one matrix product over the chunks' windows in their order
+        (`padded`: with zero rows after them, up to a multiple of `FULL_BLOCK`)."""
+        chunks = np.arange(len(self.starts)) if chunks is None else chunks
+        if len(chunks) == 0:
+            return np.zeros(0, dtype=np.float32)
+        ends = np.append(self.starts[1:], len(self.vectors))
+        counts = ends[chunks] - self.starts[chunks]
+        windows = np.concatenate([np.arange(self.starts[c], ends[c]) for c in chunks.tolist()])
+        matrix = self.vectors[windows]
+        if padded:
+            matrix = np.concatenate([matrix, np.zeros(
+                (-len(matrix) % FULL_BLOCK, matrix.shape[1]), dtype=np.float32)])
+        return np.maximum.reduceat((matrix @ query)[: len(windows)],
+                                   np.cumsum(counts) - counts)
+
+    def by_key(self) -> dict[str, np.ndarray]:
+        return dict(zip(self.keys, self.vectors, strict=True))
 
 
 def connection_settings(conn: psycopg.Connection[Any]) -> None:
@@ -99,75 +193,3 @@ def has_hnsw(conn: psycopg.Connection[Any], embedder_id: int) -> bool:
     row = conn.execute("SELECT 1 FROM pg_indexes WHERE tablename = 'docai_vectors' AND "
                        "indexname = %s", (hnsw_index_name(embedder_id),)).fetchone()
     return row is not None
-
-
-@dataclass(frozen=True, slots=True)
-class Prefetch:
-    """What a dense question reads with its candidates: the pack rows of the collection's
-    chunks nearest it (`nearest_chunks`, empty unless the collection is ranked whole) and
-    the vectors of every window of every chunk read, by `embedder`."""
-
-    question: str
-    nearest: tuple[int, ...]
-    embedder: str
-    whole: bool
-
-
-# As `queries.CHUNKS_AND_TERMS`, with each chunk's window keys and their vectors (pgvector's
-# binary form, `halfvec_send`): one statement.
-CHUNKS_TERMS_AND_VECTORS = """
-WITH c AS MATERIALIZED (
-    SELECT id, source, ordinal, heading_path, text, tokens, location_unit, location_number,
-           term_ids, term_counts, pack_row FROM docai_chunks
-    WHERE generation_id = %(generation)s
-      AND pack_row = ANY(%(rows)s)
-      AND EXISTS (SELECT 1 FROM docai_generations
-                  WHERE id = %(generation)s AND revision = %(revision)s)
-), t AS (
-    SELECT array_agg(t.id) AS ids, array_agg(t.term) AS terms, array_agg(s.df) AS dfs
-    FROM docai_terms t JOIN docai_term_stats s
-    ON s.term_id = t.id AND s.generation_id = %(generation)s
-    WHERE t.id IN (SELECT DISTINCT unnest(term_ids) FROM c WHERE pack_row = ANY(%(term_rows)s))
-)
-SELECT c.*, CASE WHEN c.id = (SELECT min(id) FROM c) THEN t.ids END,
-       CASE WHEN c.id = (SELECT min(id) FROM c) THEN t.terms END,
-       CASE WHEN c.id = (SELECT min(id) FROM c) THEN t.dfs END,
-       wv.keys, wv.vectors
-FROM c CROSS JOIN t LEFT JOIN LATERAL (
-    SELECT array_agg(w.key) AS keys, array_agg(halfvec_send(v.embedding)) AS vectors
-    FROM docai_windows w JOIN docai_vectors v ON v.key = w.key AND v.embedder_id =
-        (SELECT id FROM docai_embedders WHERE name = %(embedder)s)
-    WHERE w.chunk_id = c.id) wv ON true
-"""
-# pgvector's binary halfvec: its dimension and a reserved word, then big-endian halves.
-_HALFVEC_HEADER = 4
-
-
-def chunks_terms_and_vectors(
-    conn: psycopg.Connection[Any], generation: queries.Generation, rows: Sequence[int],
-    term_rows: Sequence[int], prefetch: Prefetch,
-) -> tuple[tuple[list[int], dict[int, Chunk], np.ndarray], dict[int, tuple[str, int]],
-           dict[str, np.ndarray]]:
-    """`queries.chunks_and_terms` for the chunks at `rows` followed by the nearest ones
-    they lack (the terms of those at `term_rows`), and every window vector of them (by key,
-    hex). KeyError when a row has no chunk; RevisionMoved when the generation is no longer
-    at its revision."""
-    rows = list(dict.fromkeys([*rows, *prefetch.nearest]))
-    found = numpy_cursor(conn).execute(CHUNKS_TERMS_AND_VECTORS, {
-        "generation": generation.id, "rows": list(rows), "revision": generation.revision,
-        "term_rows": list(term_rows), "embedder": prefetch.embedder},
-        binary=True).fetchall()
-    if not found and queries.current_revision(conn, generation.id) != generation.revision:
-        raise queries.RevisionMoved
-    terms: dict[int, tuple[str, int]] = {}
-    vectors: dict[str, np.ndarray] = {}
-    for *_, ids, texts, frequencies, keys, values in found:
-        if ids is not None:
-            terms = {int(term_id): (term, int(df))
-                     for term_id, term, df in zip(ids.tolist(), texts, frequencies.tolist(),
-                                                  strict=True)}
-        for key, value in zip(keys or (), values or (), strict=True):
-            vectors[bytes(key).hex()] = np.frombuffer(
-                bytes(value), dtype=">f2", offset=_HALFVEC_HEADER).astype(np.float32)
-    chunks, entries, at_row = queries.read_chunks(row[:11] for row in found)
-    return ([at_row[row] for row in rows], chunks, entries), terms, vectors
