@@ -88,7 +88,9 @@ def lines(result: dict[str, Any]) -> list[str]:
         f"+{warm['questions_resident_mb']:.0f} MB)",
         f"densa, pergunta fria ({small}): +{_seconds(cold['extra_p50_s'])} "
         f"(mediana de {len(cold['extra_s'])} perguntas; janelas embutidas: "
-        f"{', '.join(map(str, cold['embedded']))})",
+        f"{', '.join(map(str, cold['embedded']))}); antes de a coleção estar embutida, "
+        f"como os comandos perguntam: +{_seconds(cold['bounded_extra_p50_s'])} (janelas: "
+        f"{', '.join(map(str, cold['bounded_embedded']))})",
         f"densa, passada em segundo plano: {background['windows_per_s']:.1f} janelas/s, "
         f"{background['chunks_per_s']:.2f} trechos/s ({background['chunks_done']} de "
         f"{background['slice_chunks']} trechos em {background['seconds']:.0f} s); "
