@@ -44,7 +44,7 @@ REPLIES = {
     "/copiar": messages.COPY_NO_QUESTION,
     "/info": "  modelo          deepseek-r1 (ollama em http://127.0.0.1:9)\n",
     "/set": messages.SET_USAGE.format(
-        names="k, num_ctx, max_tokens, temperature, thinking, system"),
+        names="k, num_ctx, max_tokens, temperature, thinking, system, embed"),
     "/editar": messages.EDIT_NEEDS_TERMINAL,  # no editor for a script's input
 }
 

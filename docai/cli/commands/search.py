@@ -50,6 +50,10 @@ def run(settings: Settings, question: str | None) -> int:
         for position, query in enumerate(questions):
             hits = search(opened.index, query, settings.top_k, settings.min_coverage,
                           opened.dense)
+            # A store's dense ranking embeds no candidate, so it has no such cost.
+            cost = getattr(opened.dense, "last_question", None)
+            if settings.verbosity >= VERBOSE and cost is not None:
+                print(cost.note(), file=sys.stderr, flush=True)
             if settings.json_output:
                 print(json_text(as_json(query, hits)), flush=True)
             else:
