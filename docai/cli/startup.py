@@ -9,7 +9,6 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TextIO
 
 from docai import messages
@@ -19,7 +18,6 @@ from docai.cli.scope import restricted
 from docai.cli.terminal_text import one_line, strip_controls
 from docai.errors import DocaiError, DocsFolderError
 from docai.index.build_report import BuildReport, PhaseTimings
-from docai.loading import unsupported_suffixes
 from docai.retrieval.dense import DenseRanking, open_dense
 from docai.retrieval.search_index import SearchIndex, open_index
 from docai.settings import QUIET, VERBOSE, Settings, config_file
@@ -60,7 +58,7 @@ def open_retrieval(
         err.write(messages.INDEX_VERBOSE_OPENED.format(
             files=report.files, chunks=report.chunks, seconds=time.monotonic() - started,
             method=settings.retrieval) + "\n")
-    if (problem := empty_index_problem(report, settings.docs_dir)) is not None:
+    if (problem := empty_index_problem(report, settings)) is not None:
         raise DocsFolderError(problem)
     if settings.only:  # a part of the collection: ranked by words, said once
         index = restricted(index, settings.only)
@@ -161,8 +159,9 @@ def embedder_label(name: str) -> str:
     return messages.DENSE_SERVER_LABEL.format(model=model, server=server)
 
 
-def empty_index_problem(report: BuildReport, docs_dir: Path) -> str | None:
-    """Why an index without a single passage is of no use (None when it has some)."""
+def empty_index_problem(report: BuildReport, settings: Settings) -> str | None:
+    """Why an index without a single passage is of no use (None when it has some), naming
+    the folders as the user gave them (several are read through one folder of the cache)."""
     if report.chunks:
         return None
-    return nothing_to_search(report, docs_dir, unsupported_suffixes(docs_dir))
+    return nothing_to_search(report, settings.docs_folders or settings.docs_dir)

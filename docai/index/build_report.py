@@ -7,8 +7,12 @@ Its own module so the commands can name it without importing the build machinery
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from docai.records import Notice, Skipped
+
+if TYPE_CHECKING:
+    from docai.loading.discover import Unread
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,3 +51,4 @@ class BuildReport:
     cache_status: str | None
     cache_warning: str | None
     ignored: int = 0  # files and folders the ignore rules left out (`loading.ignore`)
+    unread: tuple[Unread, ...] = ()  # what the folder holds that docai does not read by design

@@ -109,6 +109,7 @@ def report_of(
         cache_status=found.cache_status,
         cache_warning=cache_warning,
         ignored=found.found.ignored,
+        unread=found.found.unread,
     )
 
 

@@ -10,7 +10,7 @@ them (`source_name`); `display_name` is how any of them is shown on one line.
 
 import sys
 
-from docai.loading.discover import Discovery, discover, scan, unsupported_suffixes
+from docai.loading.discover import Discovery, discover, scan
 from docai.loading.formats import SUPPORTED_SUFFIXES
 from docai.loading.load import LoadResult, load_file, outside_link_reason
 from docai.loading.names import display_name, source_name
@@ -37,5 +37,4 @@ __all__ = [
     "outside_link_reason",
     "scan",
     "source_name",
-    "unsupported_suffixes",
 ]

@@ -14,7 +14,6 @@ import errno
 import os
 import stat
 from bisect import bisect_right
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,13 +135,6 @@ def supported_files(
 def discover(root: Path, *, follow_links: bool = False) -> list[Path]:
     """The files of `scan(root)`, without the reasons."""
     return list(scan(root, follow_links=follow_links).files)
-
-
-def unsupported_suffixes(root: Path, *, follow_links: bool = False) -> Counter[str]:
-    """How many files of each unsupported suffix (".odp", ".png"; "" for none) `discover`
-    passes over: what to tell a user whose folder holds no document docai reads."""
-    walk = _Walk(root, follow_links)
-    return Counter(key for _, key in walk.files() if key not in FORMATS)
 
 
 def outside_target(root: Path, path: Path, link_roots: tuple[str, ...] = ()) -> str | None:

@@ -168,3 +168,19 @@ def test_a_collection_of_folders_is_logged_by_its_folders_and_found_by_each(
     found = docai("log", "--docs", api)
     assert found.returncode == 0 and "Como instalo o docai com pip?" in found.stdout
     assert f"{api} + {manual}" in found.stdout and "/folders/" not in found.stdout
+
+
+def test_folders_with_nothing_to_read_are_named_as_given_not_by_the_cache(
+    tmp_path: Path, docai: InProcessDocai
+) -> None:
+    """Several folders are read through one folder of the cache: the error must name the
+    folders the user gave, and the command it suggests must take them."""
+    first = write_docs(tmp_path / "a", {"capa.png": "x", "plano.key": "y"})
+    second = write_docs(tmp_path / "b", {"vazio.md": "   \n"})
+    cache = tmp_path / "cache"
+    for command in (["index"], ["search", "qualquer"]):
+        done = docai(*command, "--docs", first, "--docs", second, "--cache-dir", cache)
+        assert done.returncode == 2
+        assert str(first) in done.stderr and str(second) in done.stderr, done.stderr
+        assert f"--docs {first} --docs {second}" in done.stderr
+        assert str(cache / "folders") not in done.stderr

@@ -13,7 +13,6 @@ from docai.cli.output.report import nothing_to_search
 from docai.index import cache
 from docai.index.build import cache_key
 from docai.index.scoring import smooth_idf
-from docai.loading import unsupported_suffixes
 from docai.retrieval.search_index import SearchIndex, open_index
 from docai.settings import ChunkSettings, Settings
 
@@ -298,13 +297,13 @@ def test_skipped_files_are_remembered_with_their_reason(tmp_path: Path) -> None:
 def test_empty_folder_is_not_a_crash(tmp_path: Path) -> None:
     docs = tmp_path / "vazia"
     docs.mkdir()
-    (docs / "notas.docx").write_bytes(b"%PDF")
+    (docs / "notas.pages").write_bytes(b"%PDF")
     settings = _settings(docs, tmp_path / "cache")
     index, report = open_index(settings)
     assert report.chunks == 0 and report.files == 0
     assert index.search("qualquer coisa", 3) == []
-    message = nothing_to_search(report, docs, unsupported_suffixes(docs))
-    assert str(docs) in message and "1 .docx" in message
+    message = nothing_to_search(report, docs)
+    assert str(docs) in message and "1 .pages" in message
 
 
 @pytest.mark.parametrize("retrieval", ["tfidf", "bm25"])

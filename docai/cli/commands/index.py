@@ -28,8 +28,6 @@ from docai.cli.terminal_text import strip_controls
 from docai.errors import SettingsError
 from docai.index.build import build_index
 from docai.index.chunk_table import ChunkTable
-from docai.loading import scan
-from docai.loading.discover import Unread
 from docai.retrieval import dedup
 from docai.retrieval.dense import open_dense
 from docai.settings import QUIET, Settings
@@ -53,11 +51,11 @@ def run(settings: Settings, *, embed: bool = False) -> int:
     for line in status_lines(report):
         print(line, file=sys.stderr)
     cache_dir = settings.resolved_cache_dir()
-    for line in summary_lines(report, settings.shown_docs(), cache_dir, _unread(settings)):
+    for line in summary_lines(report, settings.shown_docs(), cache_dir):
         print(line)
     if copies := dedup.duplicate_count(stored.chunks.texts):
         print(messages.INDEX_DUPLICATES.format(count=copies))
-    problems = [empty_index_problem(report, settings.docs_dir)]
+    problems = [empty_index_problem(report, settings)]
     if report.cache_warning is not None:
         problems.append(messages.INDEX_NOT_SAVED.format(path=cache_dir))
     for problem in filter(None, problems):
@@ -67,14 +65,6 @@ def run(settings: Settings, *, embed: bool = False) -> int:
     if not embed and not settings.dense:
         return 0
     return _embed_all(settings, stored.chunks, asked=embed)
-
-
-def _unread(settings: Settings) -> tuple[Unread, ...]:
-    """What the folder holds that docai does not read by design: a second walk (the
-    cheap one a question's freshness check repeats), as the build's report holds only
-    the files it read or skipped."""
-    return scan(settings.docs_dir, follow_links=settings.follow_links,
-                use_gitignore=settings.use_gitignore, link_roots=settings.link_roots()).unread
 
 
 def _embed_all(settings: Settings, chunks: ChunkTable, *, asked: bool) -> int:

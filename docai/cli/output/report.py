@@ -31,15 +31,19 @@ def status_lines(report: BuildReport) -> list[str]:
     return [one_line(line) for line in (report.cache_status, report.cache_warning) if line]
 
 
-def nothing_to_search(report: BuildReport, docs_dir: Path, others: Counter[str]) -> str:
+def nothing_to_search(report: BuildReport, docs: Path | tuple[Path, ...]) -> str:
     """Why an index without chunks is of no use: no supported file at all (naming the
-    kinds of file the folder does hold, most common first), or none with text."""
+    kinds of file the folder does hold, most common first), or none with text. `docs`:
+    the folder, or the folders read as one, as the user named them."""
+    shown = one_line(", ".join(str(folder) for folder in docs)
+                     if isinstance(docs, tuple) else str(docs))
     if report.skipped:
         return messages.NO_TEXT_IN_DOCUMENTS.format(
-            count=len(report.skipped), path=one_line(str(docs_dir)), quoted=_quoted(docs_dir))
-    kinds = suffix_counts(others)
+            count=len(report.skipped), path=shown, quoted=_quoted(docs))
+    kinds = suffix_counts(Counter(item.suffix for item in report.unread
+                                  if item.kind == UNREAD_FORMAT))
     found = messages.NO_DOCUMENTS_FOUND.format(kinds=kinds) if kinds else ""
-    return messages.NO_DOCUMENTS.format(path=one_line(str(docs_dir)), found=found)
+    return messages.NO_DOCUMENTS.format(path=shown, found=found)
 
 
 def suffix_counts(counts: Counter[str], most: int | None = None) -> str:
@@ -77,10 +81,9 @@ def unread_line(unread: tuple[Unread, ...]) -> str | None:
                                         kinds="; ".join(kinds))
 
 
-def summary_lines(report: BuildReport, docs_dir: Path | str, cache_dir: Path,
-                  unread: tuple[Unread, ...] = ()) -> list[str]:
+def summary_lines(report: BuildReport, docs_dir: Path | str, cache_dir: Path) -> list[str]:
     """The full account `docai index` gives: counts, changes, what was not read by design
-    (`unread`, counted by kind), skipped files, notices, times."""
+    (counted by kind), skipped files, notices, times."""
     timings = report.timings
     lines = [
         messages.INDEX_SUMMARY.format(
@@ -94,7 +97,7 @@ def summary_lines(report: BuildReport, docs_dir: Path | str, cache_dir: Path,
     ]
     if report.ignored:
         lines.append(messages.INDEX_IGNORED.format(count=report.ignored))
-    if (counted := unread_line(unread)) is not None:
+    if (counted := unread_line(report.unread)) is not None:
         lines.append(counted)
     if report.skipped:
         lines.append(messages.INDEX_SKIPPED_HEADER.format(count=len(report.skipped)))
