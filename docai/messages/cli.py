@@ -32,7 +32,7 @@ BAD_SERVER_URL = (
 )
 JSON_NOT_SUPPORTED = "--json vale para ask, search, eval, log e status, não para {command}"
 STATUS_COMMAND_HELP = "mostra o que o índice da pasta tem: arquivos, ignorados e por quê"
-STATUS_COMMAND_DESCRIPTION = "Mostra, sem mudar nada, os arquivos indexados por formato, os trechos, cada arquivo ignorado e o motivo, quantos as regras deixaram de fora, quando o índice foi gravado e se a pasta mudou desde então (--json: o mesmo em JSON)."
+STATUS_COMMAND_DESCRIPTION = "Mostra, sem mudar nada, os arquivos indexados por formato, os trechos, cada arquivo ignorado e o motivo, cada arquivo não lido e o motivo, quantos as regras deixaram de fora, quando o índice foi gravado e se a pasta mudou desde então (--json: o mesmo em JSON)."
 
 # --- argparse's own messages, translated (docai/cli/arguments.py, options.py) --------------
 ARGS_USAGE_PREFIX = "uso: "

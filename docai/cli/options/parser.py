@@ -46,8 +46,8 @@ LOG_DEFAULT_LIMIT = 10  # `docai log`: the last ten exchanges
 
 DESCRIPTION = """\
 docai responde perguntas sobre a sua pasta de documentação (Markdown, MDX, reST,
-AsciiDoc, HTML, PDF, EPUB, notebooks, texto) com um LLM local (Ollama), citando os trechos
-dos seus arquivos. Nada sai da sua máquina.
+AsciiDoc, Org, HTML, PDF, EPUB, DOCX, ODT, notebooks, páginas man e info, texto) com um LLM
+local (Ollama), citando os trechos dos seus arquivos. Nada sai da sua máquina.
 
 Sem subcomando, abre o modo interativo (digite `sair` para terminar)."""
 
