@@ -21,8 +21,8 @@ from tests.support.fake_embeddings import EmbeddingOllama
 # On average: a multi-word name or a whole file (the fallback) costs more.
 MAX_ROUND_TRIPS = 2.5
 # A dense question over an embedded collection: the same two, with the collection's chunks
-# nearest the question between them, and every window vector read with the chunks: three,
-# plus what a multi-word name or the fallback costs on average (as words only).
+# nearest the question and the window vectors the client fuses its ranking from between
+# them: three, plus what a multi-word name or the fallback costs on average (as words only).
 MAX_DENSE_ROUND_TRIPS = MAX_ROUND_TRIPS + 1
 
 
