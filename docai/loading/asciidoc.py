@@ -40,7 +40,7 @@ from pathlib import Path
 from docai import messages
 from docai.loading import antora
 from docai.loading.names import display_name
-from docai.loading.outline import Block, Heading, build_sections
+from docai.loading.outline import Block, Heading, build_sections, line_turns
 from docai.loading.parsed import Origin, Parsed, UnusableFile
 from docai.loading.reading import Unreadable, read_text
 from docai.records import Location
@@ -162,7 +162,7 @@ def _read(reader: _Reader, lines: list[str], path: Path, depth: int, first: int 
                 if code.strip():
                     located = where(position + 1 + code.count("\n", 0, lead))
                     code = code.strip("\n")
-                    reader.events.append(Block(code, located, _code_turns(code, located)))
+                    reader.events.append(Block(code, located, line_turns(code, located)))
             elif kind == "table":
                 rows = [_inline(" | ".join(cell.strip() for cell in row.split("|")[1:]),
                                 reader.attributes) for row in body if row.strip()]
@@ -255,19 +255,6 @@ def _term(match: re.Match[str]) -> str:
     """The marker's stand-in: nothing at the line's end, a line break before the term's
     text (`term:: text`)."""
     return "" if match.end() == len(match.string) else "\n"
-
-
-def _code_turns(code: str, location: Location | None) -> tuple[tuple[int, Location], ...]:
-    """A listing's lines are the page's, one for one: a turn at each."""
-    if location is None:
-        return ()
-    turns = []
-    offset = 0
-    for number, line in enumerate(code.split("\n")):
-        if number:
-            turns.append((offset, Location("line", location.number + number)))
-        offset += len(line) + 1
-    return tuple(turns)
 
 
 def _line_turns(lines: list[str], location: Location | None, lead: int,

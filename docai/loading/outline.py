@@ -97,3 +97,17 @@ def _far_below(block: Location | None, heading: Location | None) -> bool:
     heading (directives, targets, a module's synopsis between them)."""
     return (block is not None and heading is not None and block.unit == heading.unit
             and block.number - heading.number > 2)
+
+
+def line_turns(text: str, location: Location | None) -> tuple[tuple[int, Location], ...]:
+    """A block whose lines are the file's, one for one (a listing, a verbatim block): a
+    turn at each line, so a passage cut inside it cites its own line."""
+    if location is None:
+        return ()
+    turns = []
+    offset = 0
+    for number, line in enumerate(text.split("\n")):
+        if number:
+            turns.append((offset, Location("line", location.number + number)))
+        offset += len(line) + 1
+    return tuple(turns)

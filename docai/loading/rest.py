@@ -27,7 +27,7 @@ from typing import Any
 
 from docutils import nodes
 
-from docai.loading.outline import Block, Heading, build_sections
+from docai.loading.outline import Block, Heading, build_sections, line_turns
 from docai.loading.parsed import Origin, Parsed
 from docai.records import Location
 
@@ -184,9 +184,9 @@ def _blocks(node: nodes.Element, source: str) -> Iterator[Block]:
     location = _location(node, source)
     if isinstance(node, (nodes.paragraph, nodes.rubric, nodes.caption, nodes.attribution)):
         text = _inline(node).strip()  # its line ends kept: a long one is cited line by line
-        yield Block(text, location, _line_turns(text, location))
+        yield Block(text, location, line_turns(text, location))
     elif isinstance(node, (nodes.literal_block, nodes.doctest_block)):
-        yield Block(node.astext().rstrip("\n"), location, _line_turns(node.astext(), location))
+        yield Block(node.astext().rstrip("\n"), location, line_turns(node.astext(), location))
     elif isinstance(node, nodes.line_block):
         yield Block("\n".join(_inline(line) for line in node.findall(nodes.line)), location)
     elif isinstance(node, (nodes.bullet_list, nodes.enumerated_list)):
@@ -306,20 +306,6 @@ def _unknown_directive_body(message: nodes.system_message) -> str | None:
         lines.pop(0)
     body = "\n".join(line.strip() for line in lines).strip()
     return body or None
-
-
-def _line_turns(text: str, location: Location | None) -> tuple[tuple[int, Location], ...]:
-    """A verbatim block's lines, or a paragraph's, are the page's lines, one for one: a
-    turn at each."""
-    if location is None:
-        return ()
-    turns = []
-    offset = 0
-    for number, line in enumerate(text.split("\n")):
-        if number:
-            turns.append((offset, Location("line", location.number + number)))
-        offset += len(line) + 1
-    return tuple(turns)
 
 
 def _list(node: nodes.Element, source: str) -> tuple[str, tuple[tuple[int, Location], ...]]:
