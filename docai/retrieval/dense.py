@@ -53,7 +53,7 @@ from docai.retrieval.dense_embedding import (
 from docai.retrieval.dense_pass import STEP_WINDOWS, CollectionPass, PassReport
 from docai.retrieval.dense_windows import DenseWindows
 from docai.retrieval.embedders import BundledE5, Embedder, embedder_for
-from docai.retrieval.fusion import reciprocal_rank_fusion, top
+from docai.retrieval.fusion import fuse_by_meaning, meaning_weights, top
 from docai.retrieval.params import DEFAULT_PARAMS, RetrievalParams
 from docai.retrieval.window_vectors import WindowVectors
 from docai.settings import Settings
@@ -197,17 +197,10 @@ class DenseRanking:
         if not self.active or len(candidates) == 0:  # no dense signal to fuse
             return Reranked(ranked, scores, None)
         self.last_question = QuestionCost(embedded, len(candidates), partial)
-        dense_order = candidates[np.lexsort((self._tiebreak[candidates], -similarities))]
-        rankings = [ranked[: params.rank_depth], dense_order]
-        weights = [*params.rerank_weights, params.dense_full_weight]
-        if crossing and params.crossing_weights is not None:
-            weights = list(params.crossing_weights)
-        if weights[2] > 0 and (full := self.full_ranking(query)) is not None:
-            rankings.append(full)
-        weights = weights[: len(rankings)]
-        fused, fused_scores = reciprocal_rank_fusion(
-            rankings, self._tiebreak, k=params.dense_rrf_k, weights=weights
-        )
+        weights = meaning_weights(params, crossing=crossing)
+        full = self.full_ranking(query) if weights[2] > 0 else None
+        fused, fused_scores = fuse_by_meaning(ranked, candidates, similarities, self._tiebreak,
+                                              params, weights, full)
         return Reranked(fused, fused_scores, float(similarities.max()))
 
     def _whole(

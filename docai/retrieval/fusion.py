@@ -10,6 +10,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from docai.retrieval.params import RetrievalParams
+
 
 def top(candidates: np.ndarray, scores: np.ndarray, tiebreak: np.ndarray, n: int) -> np.ndarray:
     """The best `n` of `candidates` (chunk ids), by score descending then tiebreak.
@@ -66,3 +68,29 @@ def drop_near_duplicates(similarities: np.ndarray, k: int, threshold: float) -> 
             if len(chosen) == k:
                 break
     return chosen
+
+
+def meaning_weights(params: RetrievalParams, *, crossing: bool = False) -> tuple[float, ...]:
+    """The weights of the lexical order, the candidates' meaning order and the whole
+    collection's meaning order; a question in another language than its passages has its
+    own (`crossing_weights`): there the words carry little."""
+    if crossing and params.crossing_weights is not None:
+        return tuple(params.crossing_weights)
+    return (*params.rerank_weights, params.dense_full_weight)
+
+
+def fuse_by_meaning(
+    lexical: np.ndarray, candidates: np.ndarray, similarities: np.ndarray,
+    tiebreak: np.ndarray, params: RetrievalParams, weights: Sequence[float],
+    full: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """A ranking by words (`lexical`, best first) fused with its `candidates` ordered by
+    their `similarities` to the question, and with the whole collection's order by meaning
+    (`full`) when there is one. The one fusion of the local index and the shared store,
+    so both give the same passages and scores."""
+    dense_order = candidates[np.lexsort((tiebreak[candidates], -similarities))]
+    rankings = [lexical[: params.rank_depth], dense_order]
+    if full is not None:
+        rankings.append(full)
+    return reciprocal_rank_fusion(rankings, tiebreak, k=params.dense_rrf_k,
+                                  weights=list(weights[: len(rankings)]))

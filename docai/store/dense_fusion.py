@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from docai.retrieval.fusion import reciprocal_rank_fusion, top
+from docai.retrieval.fusion import fuse_by_meaning, meaning_weights, top
 from docai.retrieval.params import RetrievalParams
 from docai.store.vector_queries import WindowRead
 
@@ -64,13 +64,10 @@ def fuse(question: str, query: np.ndarray, lexical: np.ndarray, read: WindowRead
                                              dtype=np.int64))
     best = np.full(len(rows), -np.inf, dtype=np.float32)
     best[np.searchsorted(rows, read.pack_rows)] = read.best(query, padded=True)
-    ids = np.searchsorted(rows, candidates)
-    dense_order = ids[np.lexsort((ids, -similarities))]
-    rankings = [np.searchsorted(rows, lexical[: params.rank_depth]), dense_order]
-    weights = [*params.rerank_weights, params.dense_full_weight]
-    if weights[2] > 0:
-        scored = np.searchsorted(rows, read.pack_rows)
-        rankings.append(top(scored, best, tiebreak, params.rank_depth))
-    fused, scores = reciprocal_rank_fusion(rankings, tiebreak, k=params.dense_rrf_k,
-                                           weights=weights[: len(rankings)])
+    weights = meaning_weights(params)
+    full = (top(np.searchsorted(rows, read.pack_rows), best, tiebreak, params.rank_depth)
+            if weights[2] > 0 else None)
+    fused, scores = fuse_by_meaning(
+        np.searchsorted(rows, lexical[: params.rank_depth]), np.searchsorted(rows, candidates),
+        similarities, tiebreak, params, weights, full)
     return Fused(question, rows[fused], scores, float(similarities.max()))
