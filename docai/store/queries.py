@@ -162,10 +162,11 @@ ON s.term_id = t.id AND s.generation_id = %(generation)s WHERE t.id = ANY(%(ids)
 """
 
 
-# The chunks at some pack rows and, on the first of them, the terms (ids, texts, document
-# frequencies) of those at `term_rows`, found by the server from their term vectors: one
-# statement. Read outside a transaction, it returns nothing unless the generation is
-# still at the revision the rows were chosen in (every change of its rows moves it on).
+# The chunks at some pack rows and, on the first of them, those of their terms (ids, texts,
+# document frequencies) whose ids are not set in the bitmap `held` (the terms the client
+# holds: `TermCache.held`), found by the server from their term vectors: one statement.
+# Read outside a transaction, it returns nothing unless the generation is still at the
+# revision the rows were chosen in (every change of its rows moves it on).
 CHUNKS_AND_TERMS = """
 WITH c AS MATERIALIZED (
     SELECT id, source, ordinal, heading_path, text, tokens, location_unit, location_number,
@@ -173,11 +174,14 @@ WITH c AS MATERIALIZED (
     WHERE generation_id = %(generation)s AND pack_row = ANY(%(rows)s)
       AND EXISTS (SELECT 1 FROM docai_generations
                   WHERE id = %(generation)s AND revision = %(revision)s)
+), unheld AS MATERIALIZED (
+    SELECT DISTINCT term_id FROM c, unnest(c.term_ids) AS term_id
+    WHERE CASE WHEN term_id < 8 * length(%(held)s::bytea)
+               THEN get_bit(%(held)s::bytea, term_id) = 0 ELSE true END
 ), t AS (
     SELECT array_agg(t.id) AS ids, array_agg(t.term) AS terms, array_agg(s.df) AS dfs
-    FROM docai_terms t JOIN docai_term_stats s
+    FROM unheld u JOIN docai_terms t ON t.id = u.term_id JOIN docai_term_stats s
     ON s.term_id = t.id AND s.generation_id = %(generation)s
-    WHERE t.id IN (SELECT DISTINCT unnest(term_ids) FROM c WHERE pack_row = ANY(%(term_rows)s))
 )
 SELECT c.*, CASE WHEN c.pack_row = (SELECT min(pack_row) FROM c) THEN t.ids END,
        CASE WHEN c.pack_row = (SELECT min(pack_row) FROM c) THEN t.terms END,
@@ -203,15 +207,15 @@ class RevisionMoved(Exception):
 
 def chunks_and_terms(
     conn: psycopg.Connection[Any], generation: Generation, rows: Sequence[int],
-    term_rows: Sequence[int],
+    held: bytes,
 ) -> tuple[tuple[list[int], dict[int, Chunk], np.ndarray], dict[int, tuple[str, int]]]:
     """As `candidate_chunks`, for the chunks at these pack rows (their ids in the order of
-    `rows`), and every term (text, document frequency) of the chunks at `term_rows` (those
-    whose terms the client has not read): one statement. KeyError when a row has no chunk;
+    `rows`), and each of their terms (text, document frequency) whose id is not set in the
+    bitmap `held` (`TermCache.held`): one statement. KeyError when a row has no chunk;
     RevisionMoved when the generation is no longer at its revision."""
     found = numpy_cursor(conn).execute(CHUNKS_AND_TERMS, {
         "generation": generation.id, "rows": list(rows), "revision": generation.revision,
-        "term_rows": list(term_rows)}, binary=True).fetchall()
+        "held": held}, binary=True).fetchall()
     if rows and not found and current_revision(conn, generation.id) != generation.revision:
         raise RevisionMoved
     terms: dict[int, tuple[str, int]] = {}

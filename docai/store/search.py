@@ -244,16 +244,18 @@ class StoreIndex(ClientConnection):
         wanted: list[int], known: dict[str, tuple[int, int]],
     ) -> StoreCandidates:
         """The chunks at the pack rows `wanted` (in that order) and, in the same round trip,
-        the terms of those the client has not read (a term's text and frequency are the
+        those of their terms the client does not hold (a term's text and frequency are the
         same for every chunk of this version), as candidates."""
         cache = self._terms_read.for_version(generation.id, generation.revision)
-        unread = cache.rows_to_read(wanted)
         try:
-            read, terms = queries.chunks_and_terms(conn, generation, wanted, unread)
+            read, unheld = queries.chunks_and_terms(conn, generation, wanted, cache.held())
         except KeyError:  # a row the packs name, which no chunk has
             raise self._damaged() from None
-        cache.add(terms, unread)
-        return self._assemble(conn, generation, read, known)
+        # The held terms are taken before the new ones are added (which may empty the cache).
+        terms, _ = cache.lookup(np.unique(read[2][:, 1]).tolist())
+        terms.update(unheld)
+        cache.add(unheld)
+        return self._assemble(conn, generation, read, known, terms)
 
     def _damaged(self) -> StoreDamaged:
         return StoreDamaged(messages.STORE_DAMAGED.format(
@@ -286,16 +288,19 @@ class StoreIndex(ClientConnection):
     def _assemble(
         self, conn: psycopg.Connection[Any], generation: queries.Generation,
         chunks_read: tuple[list[int], dict[int, Chunk], np.ndarray],
-        known: dict[str, tuple[int, int]],
+        known: dict[str, tuple[int, int]], held: dict[int, tuple[str, int]] | None = None,
     ) -> StoreCandidates:
         """The chunks read (ids in ranking order, chunks by id, their term entries) as a
-        `SearchIndex` with the collection's statistics."""
+        `SearchIndex` with the collection's statistics. `held`: the terms of those chunks
+        already at hand; otherwise the ones the client lacks are read."""
         ids, chunks, entries = chunks_read
-        cache = self._terms_read.for_version(generation.id, generation.revision)
-        terms, missing = cache.lookup(np.unique(entries[:, 1]).tolist())
-        read = queries.terms_by_id(conn, generation, missing)
-        cache.add(read)
-        terms.update(read)
+        terms = held
+        if terms is None:
+            cache = self._terms_read.for_version(generation.id, generation.revision)
+            terms, missing = cache.lookup(np.unique(entries[:, 1]).tolist())
+            read = queries.terms_by_id(conn, generation, missing)
+            cache.add(read)
+            terms.update(read)
         postings = (entries, terms)
         return StoreCandidates.of(self, [chunks[i] for i in ids], ids, postings,
                                   {t: df for t, (_, df) in known.items()}, generation)

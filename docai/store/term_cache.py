@@ -7,7 +7,8 @@ frequency changes only with the collection: the cache holds both, is emptied whe
 collection's generation or revision moves on, and is bounded (emptied when full: a plain
 dict, because a question looks up thousands of terms and an LRU's bookkeeping per lookup
 cost more than the reads it saved), so a client's memory still does not grow with the
-collection.
+collection. Which ids it holds is also kept as a bitmap, sent with a question's chunk read
+so that the database returns only the terms the client lacks (`held`).
 """
 
 from __future__ import annotations
@@ -23,16 +24,19 @@ class TermCache:
         self._terms: dict[int, tuple[str, int]] = {}
         self._max_terms = max_terms
         self._version: tuple[int, int] | None = None
-        # pack rows whose chunk's every term is held: their terms need not be read again
-        self._rows: set[int] = set()
+        # bit `id % 8` of byte `id // 8` set for each id held (PostgreSQL's get_bit order)
+        self._held = bytearray()
 
     def for_version(self, generation: int, revision: int) -> TermCache:
         """This cache, emptied first when the collection is not the version it holds."""
         if self._version != (generation, revision):
-            self._terms.clear()
-            self._rows.clear()
+            self._clear()
             self._version = (generation, revision)
         return self
+
+    def _clear(self) -> None:
+        self._terms.clear()
+        self._held = bytearray()
 
     def lookup(self, term_ids: list[int]) -> tuple[dict[int, tuple[str, int]], list[int]]:
         """The terms held, and the ids of those not held."""
@@ -47,15 +51,22 @@ class TermCache:
                 found[term_id] = entry
         return found, missing
 
-    def add(self, terms: dict[int, tuple[str, int]], rows: list[int] | None = None) -> None:
-        """Hold `terms`: every term of the chunks at pack `rows` among them, if given."""
+    def add(self, terms: dict[int, tuple[str, int]]) -> None:
+        """Hold `terms` (emptied first when they would take it past its bound)."""
         if len(self._terms) + len(terms) > self._max_terms:
-            self._terms.clear()
-            self._rows.clear()
-        if len(terms) <= self._max_terms:
-            self._terms.update(terms)
-            self._rows.update(rows or ())
+            self._clear()
+        if len(terms) > self._max_terms:
+            return
+        self._terms.update(terms)
+        if terms:
+            bitmap = self._held
+            top = max(terms) // 8 + 1
+            if len(bitmap) < top:
+                bitmap.extend(bytes(top - len(bitmap)))
+            for term_id in terms:
+                bitmap[term_id >> 3] |= 1 << (term_id & 7)
 
-    def rows_to_read(self, rows: list[int]) -> list[int]:
-        """The pack rows among `rows` whose chunks' terms are not all held."""
-        return [row for row in rows if row not in self._rows]
+    def held(self) -> bytes:
+        """The ids held, as a bitmap: bit `id % 8` of byte `id // 8` (an id past its end
+        is not held), as PostgreSQL's `get_bit` reads a bytea."""
+        return bytes(self._held)

@@ -23,10 +23,16 @@ def test_a_full_cache_is_emptied_before_it_grows_past_its_bound() -> None:
     assert cache.lookup([3, 4, 5, 6]) == ({}, [3, 4, 5, 6])
 
 
-def test_rows_whose_terms_are_held_are_not_read_again_until_the_cache_is_emptied() -> None:
+def held_ids(cache: TermCache) -> list[int]:
+    """The ids set in the bitmap sent to the database, read as PostgreSQL's get_bit does."""
+    bitmap = cache.held()
+    return [n for n in range(8 * len(bitmap)) if bitmap[n // 8] >> (n % 8) & 1]
+
+
+def test_the_bitmap_sent_names_exactly_the_terms_held_until_the_cache_is_emptied() -> None:
     cache = TermCache(max_terms=3).for_version(1, 1)
-    cache.add({1: ("a", 1), 2: ("b", 1)}, [7, 9])
-    assert cache.rows_to_read([7, 8, 9]) == [8]
-    cache.add({3: ("c", 1), 4: ("d", 1)}, [8])  # full: emptied, then these held
-    assert cache.rows_to_read([7, 8, 9]) == [7, 9]
-    assert cache.for_version(1, 2).rows_to_read([8]) == [8]
+    cache.add({1: ("a", 1), 9: ("b", 1)})
+    assert held_ids(cache) == [1, 9]
+    cache.add({30: ("c", 1), 4: ("d", 1)})  # full: emptied, then these held
+    assert held_ids(cache) == [4, 30]
+    assert cache.for_version(1, 2).held() == b""
