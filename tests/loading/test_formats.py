@@ -15,10 +15,11 @@ from docai import messages
 from docai.chunking import chunk_document
 from docai.loading import load_file
 from docai.loading.load import LoadResult
-from docai.records import Document, Location
+from docai.records import Location
 from docai.settings import ChunkSettings
 from tests.loading.epub_maker import make_epub
 from tests.loading.pdf_maker import make_pdf
+from tests.loading.results import document, reason
 
 
 def load(root: Path, name: str, content: str | bytes) -> LoadResult:
@@ -31,15 +32,6 @@ def load(root: Path, name: str, content: str | bytes) -> LoadResult:
     return load_file(root, path)
 
 
-def document(result: LoadResult) -> Document:
-    assert result.skipped is None, result.skipped
-    assert result.document is not None
-    return result.document
-
-
-def reason(result: LoadResult) -> str:
-    assert result.document is None and result.skipped is not None
-    return result.skipped.reason
 
 
 SPHINX_PAGE = """\

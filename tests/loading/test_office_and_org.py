@@ -14,6 +14,7 @@ from docai.loading import LoadResult, load_file
 from docai.records import Document, Location
 from tests.loading.office_makers import docx_paragraph as para
 from tests.loading.office_makers import make_docx, make_odt, zipped
+from tests.loading.results import document, reason
 
 
 def load(root: Path, name: str, data: bytes) -> LoadResult:
@@ -22,15 +23,6 @@ def load(root: Path, name: str, data: bytes) -> LoadResult:
     return load_file(root, path)
 
 
-def document(result: LoadResult) -> Document:
-    assert result.skipped is None, result.skipped
-    assert result.document is not None
-    return result.document
-
-
-def reason(result: LoadResult) -> str:
-    assert result.document is None and result.skipped is not None
-    return result.skipped.reason
 
 
 def by_path(doc: Document) -> dict[tuple[str, ...], str]:
