@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
@@ -157,10 +158,20 @@ def _stop_workers(others: set[multiprocessing.process.BaseProcess]) -> None:
     """On Ctrl-C (or any failure) end the workers now, instead of letting them parse every
     file still queued; the pool then fails its pending batches and shuts down at once. The
     cache is untouched: it is only written after a complete build. The workers are this
-    process's children started since `others` was taken (the pool names no public list)."""
-    for process in multiprocessing.active_children():
-        if process not in others:
-            process.terminate()
+    process's children started since `others` was taken (the pool names no public list).
+
+    A terminal's second Ctrl-C often lands while this runs: it is ignored until every
+    worker is told to end, or the workers left running (they ignore Ctrl-C) keep the pool's
+    shutdown waiting on the whole queue. Only the main thread can change a handler."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        for process in multiprocessing.active_children():
+            if process not in others:
+                process.terminate()
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
 
 
 def _tracked(
