@@ -10,6 +10,7 @@ from typing import Any
 import psycopg
 
 from docai import messages
+from docai.cli.output.report import unread_line
 from docai.cli.progress import progress_bar
 from docai.cli.terminal_text import strip_controls
 from docai.loading import display_name
@@ -39,6 +40,10 @@ def run_index(settings: Settings, *, embed: bool = False) -> int:
             removed=report.removed, unchanged=report.unchanged, chunks=report.chunks,
             name=strip_controls(name), url=redact_url(settings.store or ""),
             seconds=report.seconds), flush=True)
+        counted = [messages.INDEX_IGNORED.format(count=report.ignored)] if report.ignored else []
+        counted += filter(None, [unread_line(report.unread)])
+        for line in counted:  # as `docai index` counts them for a local index
+            print(strip_controls(line), flush=True)
         if not report.chunks:
             say(messages.ERROR_PREFIX.format(message=messages.STORE_EMPTY_COLLECTION.format(
                 name=name, url=redact_url(settings.store or ""))))

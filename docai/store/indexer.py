@@ -29,6 +29,7 @@ from docai import messages
 from docai.index.build import parse_all
 from docai.index.workers import parse_file
 from docai.loading import scan, source_name
+from docai.loading.discover import Unread
 from docai.records import Progress, Skipped
 from docai.redaction import redact_url
 from docai.settings import Settings
@@ -62,6 +63,8 @@ class StoreIndexReport:
     rebuilt: bool
     resumed: bool
     seconds: float
+    ignored: int = 0  # files and folders the ignore rules left out
+    unread: tuple[Unread, ...] = ()  # what the walk left out by design, as `docai index` counts
 
 
 def lock_key_sql() -> str:
@@ -184,7 +187,8 @@ def _index(
     return StoreIndexReport(
         files=int(files), new=counts["new"], changed=counts["changed"], removed=len(gone),
         unchanged=counts["unchanged"], chunks=int(chunks), skipped=tuple(skipped),
-        rebuilt=target != current, resumed=resumed, seconds=time.monotonic() - started)
+        rebuilt=target != current, resumed=resumed, seconds=time.monotonic() - started,
+        ignored=found.ignored, unread=found.unread)
 
 
 def _packed(conn: psycopg.Connection[Any], generation: int) -> bool:

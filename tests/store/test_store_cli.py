@@ -244,3 +244,20 @@ def test_a_database_without_pgvector_gets_the_sql_to_run(home: Path, pg_server: 
     assert done.returncode == 2
     assert "CREATE EXTENSION vector;" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_indexing_into_the_store_counts_what_it_did_not_read(home: Path, store_url: str) -> None:
+    """`docai index --store` says, as a local `docai index` does, how many files and folders
+    it left unread by design and by the ignore rules, so none is dropped without a word."""
+    docs = home / "mixed"
+    (docs / "fotos").mkdir(parents=True)
+    (docs / "guia.md").write_text("# Guia\n\nO termo alfazeta.\n", encoding="utf-8")
+    (docs / "desenho.pages").write_text("x", encoding="utf-8")
+    (docs / "fotos" / "logo.png").write_text("x", encoding="utf-8")
+    (docs / ".docaiignore").write_text("rascunho.md\n", encoding="utf-8")
+    (docs / "rascunho.md").write_text("# Rascunho\n\nnão lido\n", encoding="utf-8")
+    done = run(home, "index", "--docs", str(docs), "--store", store_url, "--collection", "mixed",
+               "--dense", "off")
+    assert done.returncode == 0, done.stderr
+    assert "2 arquivo(s) ou pasta(s) não lidos (1 de cada: .pages, .png)" in done.stdout
+    assert "1 arquivo(s) ou pasta(s) deixados de fora por regras" in done.stdout
