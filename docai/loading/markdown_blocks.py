@@ -6,8 +6,11 @@ alternatives as content tabs (`=== "pip"`), each with a body indented by four sp
 (`:::{tip}`). CommonMark reads an indented body as a code block and a directive as code, so
 the notes' prose would be indexed and shown as raw markup (links as `[text](url)`). Here
 each block becomes its title on a line of its own followed by its body as ordinary
-Markdown; MyST tables of contents (`{toctree}`, `{contents}`) are navigation and are
-dropped. Code (fenced, or any other directive) is left as written.
+Markdown, and so is any other MyST directive's (tab sets and tabs, dropdowns, cards, list
+tables): its argument a title line, its options dropped. MyST tables of contents
+(`{toctree}`, `{contents}`) are navigation and are dropped, so are directives that show no
+text (`{currentmodule}`, `{image}`, `{auto*}`). Code (fenced, or a code directive such as
+`{code-block}`) is left as written, without the directive's options.
 
 Every pattern here is applied to one line at a time and none can backtrack over a run of
 spaces, so a hostile line costs linear time.
@@ -60,12 +63,26 @@ _MAX_DEPTH = 20
 # rubrics), with the title each one shows when it has no argument of its own.
 PROSE_DIRECTIVES: Mapping[str, str] = MappingProxyType({
     "admonition": "", "attention": "Attention", "caution": "Caution", "danger": "Danger",
-    "error": "Error", "hint": "Hint", "important": "Important", "note": "Note",
+    "error": "Error", "hint": "Hint", "important": "Important", "info": "Info", "note": "Note",
     "rubric": "", "seealso": "See also", "tip": "Tip", "todo": "To do", "warning": "Warning",
     "deprecated": "Deprecated since version", "versionadded": "Added in version",
     "versionchanged": "Changed in version", "versionremoved": "Removed in version",
 })
 NAVIGATION_DIRECTIVES = frozenset({"toctree", "contents", "include"})
+# Directives that show nothing a passage could hold: build and domain settings, images, the
+# index. Dropped with their arguments, as are `auto*` directives (API pages need the built
+# HTML: the user's code is never imported).
+HIDDEN_DIRECTIVES = frozenset({
+    "currentmodule", "module", "highlight", "index", "image", "meta", "tabularcolumns",
+    "default-domain", "py:currentmodule", "py:module",
+})
+# Directives whose body the page shows as written (code, output, a formula, a diagram's
+# source): kept as a code fence, without their options.
+CODE_DIRECTIVES = frozenset({
+    "code", "code-block", "sourcecode", "code-cell", "literalinclude", "doctest", "testcode",
+    "testoutput", "program-output", "command-output", "math", "mermaid", "graphviz", "raw",
+    "parsed-literal", "csv-table", "prompt",
+})
 
 
 Line = tuple[str, int]  # a line of the rewritten text, and the file line it comes from
@@ -161,14 +178,31 @@ def _fenced(lines: list[Line], fence: re.Match[str], depth: int) -> Iterator[Lin
                         (_VERBATIM, at), ("", at))
             offset += block.count("\n") + 2
         return
-    if directive is None or name not in PROSE_DIRECTIVES:
+    if directive is None:
         yield from lines
+        return
+    if name in HIDDEN_DIRECTIVES or name.startswith("auto"):
         return
     closed = len(lines) > 1 and _closes(lines[-1][0], fence)
     body = _without_options(lines[1:-1] if closed else lines[1:])
+    if name in CODE_DIRECTIVES:
+        yield from _code(fence, lines[0][1], body, lines[-1][1])
+        return
+    # Any other directive (a note, a tab set and its tabs, a dropdown, a card, a glossary,
+    # a list table, a figure's caption): MyST parses its body as Markdown, and its
+    # argument is the title the page shows above it.
     argument = directive["argument"].strip()
-    title = " ".join(part for part in (PROSE_DIRECTIVES[name], argument) if part)
+    title = " ".join(part for part in (PROSE_DIRECTIVES.get(name, ""), argument) if part)
     yield from _titled(fence["indent"], title, lines[0][1], _unfold(body, depth + 1))
+
+
+def _code(fence: re.Match[str], number: int, body: list[Line], last: int) -> Iterator[Line]:
+    """A code directive as a plain code fence (backticks or tildes, as long as its own so
+    nothing inside closes it early): its body as written, its options gone."""
+    mark = fence["mark"] if fence["mark"][0] != ":" else "~" * len(fence["mark"])
+    yield fence["indent"] + mark, number
+    yield from body
+    yield fence["indent"] + mark, last
 
 
 def _titled(indent: str, title: str, number: int, body: Iterator[Line]) -> Iterator[Line]:
