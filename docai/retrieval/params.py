@@ -74,6 +74,13 @@ class RetrievalParams:
     crossing_weights: tuple[float, float, float] | None = (1.0, 0.5, 0.5)
     # TF-IDF cosine above which a chunk copies a better hit and is dropped (None: keep all).
     duplicate_similarity: float | None = 0.85
+    # A history passage (changelog, release notes: `docai.loading.boilerplate`) among the
+    # top `history_depth` of the final ranking has its score multiplied by this (1: never),
+    # unless the question asks about versions or changes: a changelog names nearly every
+    # option in short entries that outrank the page explaining it. 0.5 in the top 50, chosen
+    # by re-ranking the search's output (docs/evaluation.md, "Ranking by words").
+    history_weight: float = 0.5
+    history_depth: int = 50
 
     # Refusal.
     # Passage bar: the top k passages together must cover this share of the question.

@@ -38,6 +38,7 @@ from docai.records import Chunk, Hit, Progress
 from docai.retrieval import coverage, crosslang, dedup
 from docai.retrieval.coverage import Concepts
 from docai.retrieval.fusion import drop_near_duplicates, reciprocal_rank_fusion, top
+from docai.retrieval.history import history_below
 from docai.retrieval.params import DEFAULT_METHOD, DEFAULT_PARAMS, METHODS, RetrievalParams
 from docai.settings import Settings
 from docai.text.analysis import ANALYZER_VERSION, Analyzer, default_analyzer
@@ -268,13 +269,17 @@ class SearchIndex:
     ) -> list[Hit]:
         """The first `k` of a ranking (`rank`, maybe re-ranked), near-duplicates skipped, or
         [] when they fail the bar: their concept coverage of the question, with the dense
-        `similarity` of the question to them when there is one (`covers`)."""
+        `similarity` of the question to them when there is one (`covers`). Those that pass
+        are the first `k` once history passages are placed below content (`history`)."""
         positions = self._diverse_positions(ranked, k)
         bar = self.passage_bar(min_coverage)
         if bar > 0:
             covered = self.coverage(question, ranked[positions])
             if not covers(covered, similarity, bar, self.params):
                 return []
+        shown, scores = history_below(question, self.chunks, ranked, scores, self.params)
+        if shown is not ranked:
+            ranked, positions = shown, self._diverse_positions(shown, k)
         return [Hit(self.chunks[ranked[p]], float(scores[p]),
                     self.coverage(question, ranked[p:p + 1])) for p in positions]
 
@@ -379,21 +384,13 @@ def ranking(
     cosine = tfidf.scores(term_ids, term_counts)
     candidates = np.flatnonzero(cosine > 0)
     depth = max(params.rank_depth, 4 * k)
-    if method == "tfidf":
-        return _ranked(candidates, cosine, tiebreak, depth)
-    lexical = bm25.scores(term_ids, term_counts)
-    if method == "bm25":
-        return _ranked(candidates, lexical, tiebreak, depth)
+    lexical = cosine if method == "tfidf" else bm25.scores(term_ids, term_counts)
+    if method != "hybrid":
+        chosen = top(candidates, lexical, tiebreak, depth)
+        return chosen, lexical[chosen]
     return reciprocal_rank_fusion(
         [top(candidates, cosine, tiebreak, depth), top(candidates, lexical, tiebreak, depth)],
         tiebreak,
         k=params.rrf_k,
         weights=params.hybrid_weights,
     )
-
-
-def _ranked(
-    candidates: np.ndarray, scores: np.ndarray, tiebreak: np.ndarray, depth: int
-) -> tuple[np.ndarray, np.ndarray]:
-    ranked = top(candidates, scores, tiebreak, depth)
-    return ranked, scores[ranked]

@@ -208,11 +208,13 @@ class StoreIndex(ClientConnection):
                                         known)
             candidates._ranked = ((question, k), None)
             return candidates
-        # Only the chunks a question can return are read: the dense re-ranking's candidates
-        # and the passages with near-duplicates skipped four times over (a lower chunk can
-        # only follow them). The local ranking runs deeper; its tail never reaches the top k.
+        # Only the chunks a question can return are read: the dense re-ranking's candidates,
+        # the passages with near-duplicates skipped four times over (a lower chunk can only
+        # follow them) and those history passages may fall below (`history_depth`). The
+        # local ranking runs deeper; its tail never reaches the top k.
         params = self.params
-        depth = min(max(params.rank_depth, 4 * k), max(params.dense_candidates, 16 * k))
+        reach = max(params.dense_candidates, 16 * k, params.history_depth)
+        depth = min(max(params.rank_depth, 4 * k), reach)
         rows, scores = ranking[0][:depth], ranking[1][:depth]
         earlier = [] if first is None or first._pack_rows is None else first._pack_rows
         wanted = list(dict.fromkeys(earlier + rows.tolist()))
@@ -225,7 +227,7 @@ class StoreIndex(ClientConnection):
                  if self.dense_read is not None
                  and crosslang.bridge(question, self.languages) is None else None)
         if dense is not None and dense.fused is not None:
-            wanted = dense.fused.rows[: max(params.dense_candidates, 16 * k)].tolist()
+            wanted = dense.fused.rows[:reach].tolist()
         elif dense is not None:
             wanted = list(dict.fromkeys(wanted + dense.read.pack_rows.tolist()))
         candidates = self._read_rows(conn, generation, wanted, known)
