@@ -14,7 +14,7 @@ from markdown_it.tree import SyntaxTreeNode
 
 from docai.loading.frontmatter import split_front_matter
 from docai.loading.html import html_events
-from docai.loading.markdown_blocks import unfold_blocks, unfold_with_lines
+from docai.loading.markdown_blocks import VERBATIM_FENCE, unfold_blocks, unfold_with_lines
 from docai.loading.outline import Block, Heading, build_sections
 from docai.loading.text import parse_text
 from docai.records import Location, Section
@@ -63,6 +63,16 @@ def parse_markdown_events(text: str, parser: MarkdownIt | None = None) -> list[H
     return _events(tokens)
 
 
+def code_texts(text: str) -> list[str]:
+    """Each code block's text (fenced, indented, a MyST code directive) as `parse_markdown`
+    puts it in a passage. The page shows these as written, so a check for raw markup
+    (`scripts/eval_markup.py`) tells them from prose by the reader's own parse; the reST of
+    a MyST `{eval-rst}` block, read already as prose, is not code."""
+    tokens = markdown_parser().parse(unfold_blocks(split_front_matter(text).body))
+    return [token.content.rstrip("\n") for token in tokens
+            if token.type in ("fence", "code_block") and token.markup != VERBATIM_FENCE]
+
+
 def markdown_parser() -> MarkdownIt:
     """A parser for one file's Markdown: built per file, since sharing one across files
     would be global state."""
@@ -84,8 +94,49 @@ def _events(tokens: list[Token], lines: tuple[int, ...] = ()) -> list[Heading | 
                           else Heading(event.level, event.text, location)
                           for event in html_events(node.content))
         else:
-            events.append(Block(_block(node), location))
+            located = _located_lines(node, lines)
+            turns: list[tuple[int, Location]] = []
+            offset = 0
+            for number, (line, where) in enumerate(located):
+                if number and where is not None:
+                    turns.append((offset, where))
+                offset += len(line) + 1
+            events.append(Block("\n".join(line for line, _ in located), location, tuple(turns)))
     return events
+
+
+def _located_lines(node: SyntaxTreeNode,
+                   lines: tuple[int, ...]) -> list[tuple[str, Location | None]]:
+    """`_block(node)`'s lines, each with the file line it starts when that is known: a
+    list's items and the blocks inside them, a code block's lines. A passage cut inside a
+    long list or listing then cites the line its own text starts on, not the list's."""
+    kind = node.type
+    if kind in ("fence", "code_block"):
+        first = node.map[0] + (kind == "fence") if node.map else None
+        return [(line, _line_at(lines, first + number) if first is not None else None)
+                for number, line in enumerate(node.content.rstrip("\n").split("\n"))]
+    if kind not in ("bullet_list", "ordered_list"):
+        return [(line, None) for line in _block(node).split("\n")]
+    located: list[tuple[str, Location | None]] = []
+    for item in node.children:
+        marker = f"{item.info}. " if kind == "ordered_list" and item.info else "- "
+        body: list[tuple[str, Location | None]] = []
+        for child in item.children:
+            child_lines = _located_lines(child, lines)
+            if not any(line for line, _ in child_lines):
+                continue
+            if child_lines[0][1] is None and child.map:
+                child_lines[0] = (child_lines[0][0], _line_at(lines, child.map[0]))
+            body.extend(child_lines)
+        (first_line, where), *rest = body or [("", None)]
+        located.append((marker + first_line,
+                        where or (_line_at(lines, item.map[0]) if item.map else None)))
+        located.extend((_LIST_INDENT + line if line else line, at) for line, at in rest)
+    return located
+
+
+def _line_at(lines: tuple[int, ...], index: int) -> Location | None:
+    return Location("line", lines[index]) if 0 <= index < len(lines) else None
 
 
 def _block(node: SyntaxTreeNode) -> str:
@@ -96,7 +147,7 @@ def _block(node: SyntaxTreeNode) -> str:
     if kind in ("paragraph", "heading"):
         return _inline(node).strip()
     if kind in ("bullet_list", "ordered_list"):
-        return _list(node)
+        return "\n".join(line for line, _ in _located_lines(node, ()))
     if kind == "table":
         return "\n".join(_row(tr) for tr in _descendants(node, "tr"))
     if kind == "html_block":
@@ -104,18 +155,6 @@ def _block(node: SyntaxTreeNode) -> str:
     if kind == "hr":
         return ""
     return "\n\n".join(text for child in node.children if (text := _block(child)))
-
-
-def _list(node: SyntaxTreeNode) -> str:
-    """One item per line, `- ` for bullets and `N. ` for ordered items; nested lists indent."""
-    lines: list[str] = []
-    for item in node.children:
-        marker = f"{item.info}. " if node.type == "ordered_list" and item.info else "- "
-        body = "\n".join(text for child in item.children if (text := _block(child)))
-        first, *rest = body.split("\n") if body else [""]
-        lines.append(marker + first)
-        lines.extend(_LIST_INDENT + line if line else line for line in rest)
-    return "\n".join(lines)
 
 
 def _row(tr: SyntaxTreeNode) -> str:

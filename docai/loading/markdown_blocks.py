@@ -55,7 +55,7 @@ _SLASH_OPTION = re.compile(r"[ ]{2,}[\w-]+:(?:[ \t].*)?")
 _SNIPPET = re.compile(r"[ ]*;?--8<--.*")
 _OWN_LINE_ATTRIBUTES = re.compile(r"[ ]*\{:?[ \t]*[#.][^{}]*\}[ \t]*")
 _FOOTNOTE_MARK = re.compile(r"\[\^[^\]\s]+\]:?")
-_VERBATIM = "~" * 12  # a fence around text another reader has already read
+VERBATIM_FENCE = "~" * 12  # a fence around text another reader has already read (not code)
 # Deeper nesting is left as written: only hostile files nest notes this deep.
 _MAX_DEPTH = 20
 
@@ -174,8 +174,8 @@ def _fenced(lines: list[Line], fence: re.Match[str], depth: int) -> Iterator[Lin
         offset = 0
         for block in plain_text(source):  # each block verbatim: read already, not Markdown
             at = lines[min(offset + 1, last)][1]
-            yield from ((_VERBATIM, at), *((text, at) for text in block.split("\n")),
-                        (_VERBATIM, at), ("", at))
+            yield from ((VERBATIM_FENCE, at), *((text, at) for text in block.split("\n")),
+                        (VERBATIM_FENCE, at), ("", at))
             offset += block.count("\n") + 2
         return
     if directive is None:

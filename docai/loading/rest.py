@@ -84,12 +84,7 @@ _SETTINGS = {
 
 def parse_rest(text: str, origin: Origin) -> Parsed:
     """Title (the first top-level section title, else the file stem) and sections."""
-    from docai.loading import rest_directives
-
-    rest_directives.register()
-    context = IncludeContext(root=origin.root, folder=origin.path.parent,
-                             reading=[origin.path.resolve()])
-    document = _doctree(text, str(origin.path.absolute()), context)
+    document, context = _page(text, origin)
     _resolve_roles(document)
     events = list(_events(document, level=0, source=str(origin.path.absolute())))
     first_title = next((e.text for e in events if isinstance(e, Heading)), None)
@@ -108,6 +103,25 @@ def plain_text(text: str) -> list[str]:
     _resolve_roles(document)
     return [event.text for event in _events(document, 0, "<eval-rst>")
             if isinstance(event, Block) and event.text.strip()]
+
+
+def literal_texts(text: str, origin: Origin) -> list[str]:
+    """Each literal block's text (code, console sessions, doctests, `code-block`) as
+    `parse_rest` puts it in a passage. The page shows these as written, so a check for raw
+    markup (`scripts/eval_markup.py`) tells them from prose by the reader's own parse; an
+    unknown directive's source, quoted in docutils' message and read as prose, is not one."""
+    literal = (nodes.literal_block, nodes.doctest_block)
+    return [node.astext().rstrip("\n") for node in _page(text, origin)[0].findall(literal)
+            if not isinstance(node.parent, nodes.system_message)]
+
+
+def _page(text: str, origin: Origin) -> tuple[nodes.document, IncludeContext]:
+    from docai.loading import rest_directives
+
+    rest_directives.register()
+    context = IncludeContext(root=origin.root, folder=origin.path.parent,
+                             reading=[origin.path.resolve()])
+    return _doctree(text, str(origin.path.absolute()), context), context
 
 
 def _doctree(text: str, source_path: str, context: IncludeContext) -> nodes.document:

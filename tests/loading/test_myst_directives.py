@@ -55,3 +55,12 @@ def test_directives_show_their_rendered_text_and_code_keeps_its_lines(tmp_path: 
     assert "print('**not bold**')" in text and "$ mypkg --fast" in text
     for hidden in ("mypkg.run", "logo", ":caption:", "emphasize", "header-rows", "{", "```"):
         assert hidden not in text
+
+
+def test_a_long_markdown_list_and_listing_cite_each_passage_by_its_line(tmp_path: Path) -> None:
+    body = paragraphs(16)
+    items = [f"{n + 1}. {body[2 * n]}\n\n   {body[2 * n + 1]}\n" for n in range(8)]
+    listing = [f"step{n} = configure(option{n}, retries={n})  # part {n} of the setup"
+               for n in range(30)]
+    text = "\n".join(["# Steps", "", *items, "```python", *listing, "```", ""])
+    assert cited_lines_hold_their_text(tmp_path, "steps.md", text) >= 8
