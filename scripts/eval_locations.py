@@ -3,7 +3,8 @@ starts in the file (opened and searched, as a reader checking a citation would).
 
 For each chunk with a line location, its body's first words (the heading line left out)
 are looked for in the file, line by line, words compared case- and markup-blind (role,
-directive and macro names left out of the file's words); the
+directive and macro names left out of the file's words, and in Markdown links' targets,
+tags and fence lines); the
 line where they first appear nearest the cited one is where its text starts. Chunks whose
 opening words are not found in the file (text a reader rewrote: a table, a role's title)
 are counted apart.
@@ -33,13 +34,22 @@ _MARKUP_NAMES = re.compile(r":[\w.+-]+(?::[\w.+-]+)*:(?=`)|^\s*\.\. [\w:.+-]+::"
                            r"|\b[a-z][\w-]*:(?=[^\s\[\]]*\[)")
 
 
+# What Markdown writes and a reader of the page never sees: a link's target
+# (`[text](url "title")`, `[text][ref]`), a reference definition line, a raw tag, a fence
+# line with its language or MyST directive, a MyST role's name.
+_MARKDOWN_HIDDEN = re.compile(r"\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)|\]\[[^\]]*\]"
+                              r"|^\s*\[[^\]]+\]:\s.*|</?[A-Za-z][^<>\n]*>"
+                              r"|^\s*(?:`{3,}|~{3,}|:{3,}).*|\{[\w:-]+\}(?=`)")
+_MARKDOWN = (".md", ".markdown", ".mdx")
+
+
 def words(text: str) -> list[str]:
     return [word.casefold() for word in _WORD.findall(text)]
 
 
-def file_words(line: str) -> list[str]:
+def file_words(line: str, markdown: bool = False) -> list[str]:
     """A file line's words as a reader of the rendered page sees them."""
-    return words(_MARKUP_NAMES.sub(" ", line))
+    return words(_MARKUP_NAMES.sub(" ", _MARKDOWN_HIDDEN.sub(" ", line) if markdown else line))
 
 
 def started_at(lines: list[list[str]], opening: list[str], cited: int) -> int | None:
@@ -63,7 +73,8 @@ def score(folder: Path) -> tuple[int, int, int, int]:
         if result.document is None:
             continue
         try:
-            lines = [file_words(line) for line in
+            markdown = path.name.lower().endswith(_MARKDOWN)
+            lines = [file_words(line, markdown) for line in
                      path.read_text(encoding="utf-8", errors="replace").split("\n")]
         except OSError:
             continue

@@ -38,6 +38,7 @@ _BODY_INDENT = 4
 # ("(labels)="): markup, not words.
 _ROLE_AT_END = re.compile(r"\{[\w:-]+\}\Z")
 _TICKS = re.compile(r"(`+)")
+_TITLED_TARGET = re.compile(r"(?P<title>[^<>]*[^<>\s])\s*<[^<>]+>")
 _TARGET = re.compile(r"[ ]*\([\w:.-]+\)=")
 # An ATX heading, and the attribute list that may close it ("## 1.8.0 ## {: #hatch-v1.8.0 }",
 # "# Title {#id}": Python-Markdown's attr_list, Pandoc's header attributes).
@@ -290,16 +291,30 @@ def _without_heading_attributes(line: str) -> str | None:
 
 
 def _without_roles(line: str) -> str:
-    """`line` without MyST role names before code spans; code spans themselves untouched
-    (`{env_name}` in one is text)."""
+    """`line` without MyST role names before code spans, each role's span as the text
+    Sphinx shows (`{ref}`Options <opts>`` -> `Options`, `{func}`~a.b`` -> `b`); other code
+    spans untouched (`{env_name}` in one is text)."""
     if "{" not in line or "`" not in line:
         return line
     parts = _TICKS.split(line)  # text, ticks, text, ticks, ..., text
     opened: str | None = None
     for index in range(0, len(parts) - 1, 2):
         if opened is None:
-            parts[index] = _ROLE_AT_END.sub("", parts[index])
+            text = _ROLE_AT_END.sub("", parts[index])
+            closed = index + 3 < len(parts) and parts[index + 3] == parts[index + 1]
+            if text != parts[index] and closed:
+                parts[index + 2] = _role_title(parts[index + 2])
+            parts[index] = text
             opened = parts[index + 1]
         elif parts[index + 1] == opened:
             opened = None
     return "".join(parts)
+
+
+def _role_title(target: str) -> str:
+    """A role's text as Sphinx shows it: the title before `<target>`, else the last part
+    of a `~`-shortened name, else as written."""
+    titled = _TITLED_TARGET.fullmatch(target)
+    if titled:
+        return titled["title"]
+    return target[1:].rsplit(".", 1)[-1] if target.startswith("~") else target

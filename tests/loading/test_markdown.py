@@ -183,7 +183,7 @@ def test_myst_notes_are_prose_and_tables_of_contents_are_dropped(tmp_path: Path)
         "Use 88 columns.\n:::\n\n```{code-block} toml\nline-length = 88\n```\n",
     )
     text = by_path(doc)[("Usage",)]
-    assert "Note\n\nSee the basics <basics> for more." in text
+    assert "Note\n\nSee the basics for more." in text  # a role shows its title
     assert "Line length\n\nUse 88 columns." in text
     assert "line-length = 88" in text  # code stays code
     assert "maxdepth" not in text and "faq" not in text and "(usage)=" not in text

@@ -41,6 +41,7 @@ def test_directives_show_their_rendered_text_and_code_keeps_its_lines(tmp_path: 
         "```{image} logo.png", ":alt: the logo", "```", "",
         "```{autofunction} mypkg.run", "```", "",
         "```{dropdown} Advanced use", "Set **retries** to a [number](x.md).", "```", "",
+        "Read {ref}`the options <opts-label>` and call {func}`~mypkg.api.run`.", "",
         "```{list-table} Options", ":header-rows: 1", "", "* - Name", "  - Meaning",
         "* - fast", "  - Runs quickly", "```", "",
         "```{code-block} python", ":caption: run.py", ":emphasize-lines: 1", "",
@@ -51,9 +52,10 @@ def test_directives_show_their_rendered_text_and_code_keeps_its_lines(tmp_path: 
     text = "\n\n".join(section.text for section in sections)
 
     assert "Advanced use\n\nSet retries to a number." in text
+    assert "Read the options and call run." in text
     assert "Options\n\n- - Name\n  - Meaning\n- - fast\n  - Runs quickly" in text
     assert "print('**not bold**')" in text and "$ mypkg --fast" in text
-    for hidden in ("mypkg.run", "logo", ":caption:", "emphasize", "header-rows", "{", "```"):
+    for hidden in ("mypkg.run", "opts-label", "logo", ":caption:", "emphasize", "header-rows", "{", "```"):
         assert hidden not in text
 
 
