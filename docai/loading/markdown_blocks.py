@@ -9,8 +9,9 @@ each block becomes its title on a line of its own followed by its body as ordina
 Markdown, and so is any other MyST directive's (tab sets and tabs, dropdowns, cards, list
 tables): its argument a title line, its options dropped. MyST tables of contents
 (`{toctree}`, `{contents}`) are navigation and are dropped, so are directives that show no
-text (`{currentmodule}`, `{image}`, `{auto*}`). Code (fenced, or a code directive such as
-`{code-block}`) is left as written, without the directive's options.
+text (`{currentmodule}`, `{image}`, `{auto*}`, mkdocstrings' `::: package.module`). Code
+(fenced, or a code directive such as `{code-block}`) is left as written, without the
+directive's options.
 
 Every pattern here is applied to one line at a time and none can backtrack over a run of
 spaces, so a hostile line costs linear time.
@@ -54,6 +55,9 @@ _SLASH_OPTION = re.compile(r"[ ]{2,}[\w-]+:(?:[ \t].*)?")
 # A snippet line (`--8<-- "file.md"`), an attribute list on a line of its own
 # (`{: .source-link }`), a footnote marker (`[^note]`, not its definition `[^note]:`).
 _SNIPPET = re.compile(r"[ ]*;?--8<--.*")
+# mkdocstrings' and mkdocs-click's API blocks (`::: package.module`, their options indented
+# below): the page shows the code's docstrings, which only a build that imports it has.
+_AUTODOC = re.compile(r"(?P<indent>[ ]*):::[ \t]+[\w.:-]+[ \t]*")
 _OWN_LINE_ATTRIBUTES = re.compile(r"[ ]*\{:?[ \t]*[#.][^{}]*\}[ \t]*")
 _FOOTNOTE_MARK = re.compile(r"\[\^[^\]\s]+\]:?")
 VERBATIM_FENCE = "~" * 12  # a fence around text another reader has already read (not code)
@@ -126,6 +130,10 @@ def _unfold(lines: list[Line], depth: int) -> Iterator[Line]:
             title = slash["title"] or ("" if kind in ("tab", "html") else kind.capitalize())
             yield from _titled(slash["indent"], title, number, _unfold(body, depth + 1))
             position = end + 1
+            continue
+        autodoc = _AUTODOC.fullmatch(line)
+        if autodoc:
+            position = _body_end(lines, position + 1, len(autodoc["indent"]) + 1)
             continue
         if _SNIPPET.fullmatch(line) or _OWN_LINE_ATTRIBUTES.fullmatch(line):
             position += 1

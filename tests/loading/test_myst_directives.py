@@ -47,6 +47,7 @@ def test_directives_show_their_rendered_text_and_code_keeps_its_lines(tmp_path: 
         "```{code-block} python", ":caption: run.py", ":emphasize-lines: 1", "",
         "print('**not bold**')", "```", "",
         ":::{code-block} text", "$ mypkg --fast", ":::", "",
+        "::: mypkg.api", "    options:", "      show_source: false", "", "The end.", "",
     ]), encoding="utf-8")
     sections = document(load_file(tmp_path, tmp_path / "api.md")).sections
     text = "\n\n".join(section.text for section in sections)
@@ -55,7 +56,9 @@ def test_directives_show_their_rendered_text_and_code_keeps_its_lines(tmp_path: 
     assert "Read the options and call run." in text
     assert "Options\n\n- - Name\n  - Meaning\n- - fast\n  - Runs quickly" in text
     assert "print('**not bold**')" in text and "$ mypkg --fast" in text
-    for hidden in ("mypkg.run", "opts-label", "logo", ":caption:", "emphasize", "header-rows", "{", "```"):
+    assert text.endswith("The end.")
+    for hidden in ("mypkg.run", "mypkg.api", "show_source", "opts-label", "logo", ":caption:",
+                   "emphasize", "header-rows", "{", "```"):
         assert hidden not in text
 
 
