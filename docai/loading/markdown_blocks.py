@@ -174,18 +174,8 @@ def _fenced(lines: list[Line], fence: re.Match[str], depth: int) -> Iterator[Lin
     name = directive["name"].casefold() if directive else ""
     if name in NAVIGATION_DIRECTIVES:
         return
-    if name == "eval-rst":  # MyST's way to write reST: read as the reST reader reads it
-        from docai.loading.rest import plain_text
-
-        closed = len(lines) > 1 and _closes(lines[-1][0], fence)
-        source = "\n".join(line for line, _ in (lines[1:-1] if closed else lines[1:]))
-        last = len(lines) - 1
-        offset = 0
-        for block in plain_text(source):  # each block verbatim: read already, not Markdown
-            at = lines[min(offset + 1, last)][1]
-            yield from ((VERBATIM_FENCE, at), *((text, at) for text in block.split("\n")),
-                        (VERBATIM_FENCE, at), ("", at))
-            offset += block.count("\n") + 2
+    if name == "eval-rst":
+        yield from _eval_rst(lines, fence)
         return
     if directive is None:
         yield from lines
@@ -203,6 +193,30 @@ def _fenced(lines: list[Line], fence: re.Match[str], depth: int) -> Iterator[Lin
     argument = directive["argument"].strip()
     title = " ".join(part for part in (PROSE_DIRECTIVES.get(name, ""), argument) if part)
     yield from _titled(fence["indent"], title, lines[0][1], _unfold(body, depth + 1))
+
+
+def _eval_rst(lines: list[Line], fence: re.Match[str]) -> Iterator[Line]:
+    """MyST's way to write reST, read as the reST reader reads it: each of its blocks
+    verbatim (read already, not Markdown), each line cited by the file line the reST reader
+    places it on."""
+    from docai.loading.rest import plain_text
+
+    closed = len(lines) > 1 and _closes(lines[-1][0], fence)
+    source = "\n".join(line for line, _ in (lines[1:-1] if closed else lines[1:]))
+    last = len(lines) - 1
+    for block in plain_text(source):
+        line = block.location.number if block.location else 1  # of `source`: lines[line]
+        turns = list(block.turns)
+        located: list[Line] = []
+        offset = 0
+        for text in block.text.split("\n"):
+            while turns and turns[0][0] <= offset:
+                line = turns.pop(0)[1].number
+            located.append((text, lines[min(max(line, 1), last)][1]))
+            offset += len(text) + 1
+        yield (VERBATIM_FENCE, located[0][1])
+        yield from located
+        yield from ((VERBATIM_FENCE, located[-1][1]), ("", located[-1][1]))
 
 
 def _code(fence: re.Match[str], number: int, body: list[Line], last: int) -> Iterator[Line]:

@@ -92,16 +92,16 @@ def parse_rest(text: str, origin: Origin) -> Parsed:
     return Parsed(title, build_sections(events, preamble_path=(title,)), tuple(context.notes))
 
 
-def plain_text(text: str) -> list[str]:
-    """reST written inside another format (MyST's `{eval-rst}`) as its text blocks; its
-    includes are not read (no page to be relative to)."""
+def plain_text(text: str) -> list[Block]:
+    """reST written inside another format (MyST's `{eval-rst}`) as its text blocks, each
+    located by its line in `text`; its includes are not read (no page to be relative to)."""
     from docai.loading import rest_directives
 
     rest_directives.register()
     nowhere = Path("/nonexistent-docai-root")
     document = _doctree(text, "<eval-rst>", IncludeContext(root=nowhere, folder=nowhere))
     _resolve_roles(document)
-    return [event.text for event in _events(document, 0, "<eval-rst>")
+    return [event for event in _events(document, 0, "<eval-rst>")
             if isinstance(event, Block) and event.text.strip()]
 
 

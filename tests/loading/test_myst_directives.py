@@ -69,3 +69,13 @@ def test_a_long_markdown_list_and_listing_cite_each_passage_by_its_line(tmp_path
                for n in range(30)]
     text = "\n".join(["# Steps", "", *items, "```python", *listing, "```", ""])
     assert cited_lines_hold_their_text(tmp_path, "steps.md", text) >= 8
+
+
+def test_an_eval_rst_block_cites_each_passage_by_its_own_line(tmp_path: Path) -> None:
+    body = paragraphs(8)
+    listing = [f"    step{n} = configure(option{n}, retries={n})  # part {n} of the setup"
+               for n in range(20)]
+    text = "\n".join(["# Reference", "", "```{eval-rst}", *(f"{p}\n" for p in body[:4]),
+                      ".. code-block:: python", "", *listing, "", *(f"{p}\n" for p in body[4:]),
+                      "```", ""])
+    assert cited_lines_hold_their_text(tmp_path, "reference.md", text) >= 6
