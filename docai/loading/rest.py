@@ -95,9 +95,6 @@ def parse_rest(text: str, origin: Origin) -> Parsed:
 def plain_text(text: str) -> list[Block]:
     """reST written inside another format (MyST's `{eval-rst}`) as its text blocks, each
     located by its line in `text`; its includes are not read (no page to be relative to)."""
-    from docai.loading import rest_directives
-
-    rest_directives.register()
     nowhere = Path("/nonexistent-docai-root")
     document = _doctree(text, "<eval-rst>", IncludeContext(root=nowhere, folder=nowhere))
     _resolve_roles(document)
@@ -106,19 +103,14 @@ def plain_text(text: str) -> list[Block]:
 
 
 def literal_texts(text: str, origin: Origin) -> list[str]:
-    """Each literal block's text (code, console sessions, doctests, `code-block`) as
-    `parse_rest` puts it in a passage. The page shows these as written, so a check for raw
-    markup (`scripts/eval_markup.py`) tells them from prose by the reader's own parse; an
-    unknown directive's source, quoted in docutils' message and read as prose, is not one."""
-    literal = (nodes.literal_block, nodes.doctest_block)
-    return [node.astext().rstrip("\n") for node in _page(text, origin)[0].findall(literal)
-            if not isinstance(node.parent, nodes.system_message)]
+    """Each literal block's text (code, console, doctests) as `parse_rest` puts it in a
+    passage, for checks that tell what the page shows as written from prose
+    (`scripts/eval_markup.py`); an unknown directive's source (read as prose) is not one."""
+    found = _page(text, origin)[0].findall((nodes.literal_block, nodes.doctest_block))
+    return [n.astext().rstrip() for n in found if not isinstance(n.parent, nodes.system_message)]
 
 
 def _page(text: str, origin: Origin) -> tuple[nodes.document, IncludeContext]:
-    from docai.loading import rest_directives
-
-    rest_directives.register()
     context = IncludeContext(root=origin.root, folder=origin.path.parent,
                              reading=[origin.path.resolve()])
     return _doctree(text, str(origin.path.absolute()), context), context
@@ -133,6 +125,10 @@ def _doctree(text: str, source_path: str, context: IncludeContext) -> nodes.docu
     numbers."""
     from docutils.transforms.references import Substitutions
     from docutils.utils import DependencyList, new_document
+
+    from docai.loading import rest_directives
+
+    rest_directives.register()
 
     parser, defaults = _parser()
     settings = copy.copy(defaults)
@@ -213,7 +209,7 @@ def _blocks(node: nodes.Element, source: str) -> Iterator[Block]:
     elif isinstance(node, nodes.option_list):
         yield Block(" ".join(_plain(node).split()), location)
     elif isinstance(node, nodes.table):
-        yield Block(_table(node), location)
+        yield Block(*_table(node, source, location))
     elif isinstance(node, nodes.image):
         return
     else:
@@ -371,13 +367,23 @@ def _fields(node: nodes.Element) -> str:
     return "\n".join(lines)
 
 
-def _table(node: nodes.Element) -> str:
-    rows = []
+def _table(node: nodes.Element, source: str, location: Location | None
+           ) -> tuple[str, Location | None, tuple[tuple[int, Location], ...]]:
+    """One row a line, cells joined by ` | `, each row a turn at its first paragraph's line:
+    a long table (pytest's 1,500 plugins) is cited row by row."""
+    rows: list[str] = []
+    turns: list[tuple[int, Location]] = []
+    length = 0
     for row in node.findall(nodes.row):
-        cells = [" ".join(_inline(entry).split()) for entry in row.children
-                 if isinstance(entry, nodes.entry)]
-        rows.append(" | ".join(cells))
-    return "\n".join(rows)
+        found = (_location(paragraph, source) for paragraph in row.findall(nodes.paragraph))
+        where = next(filter(None, found), None)
+        if where and rows:
+            turns.append((length, where))
+        location = location or where
+        rows.append(" | ".join(" ".join(_inline(entry).split()) for entry in row.children
+                               if isinstance(entry, nodes.entry)))
+        length += len(rows[-1]) + 1
+    return "\n".join(rows), location, tuple(turns)
 
 
 def _location(node: nodes.Element, source: str, *, title: bool = False) -> Location | None:
