@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import functools
 import io
+import itertools
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -41,15 +42,10 @@ _BARE_REFERENCE = re.compile(r"\A(?P<body>[\w.-]+)_{1,2}\Z")
 # An unknown directive's source, as docutils quotes it in its error message.
 _DIRECTIVE_START = re.compile(r"\A\.\.\s+[\w:.+-]+::[^\n]*\n?")
 _OPTION_LINE = re.compile(r"\A\s*:[\w-]+:")
-_SKIPPED_NODES = (
-    nodes.comment, nodes.substitution_definition, nodes.target, nodes.raw, nodes.pending,
-    nodes.Invisible,
-)
-_ADMONITION_TITLES = {
-    "attention": "Attention", "caution": "Caution", "danger": "Danger", "error": "Error",
-    "hint": "Hint", "important": "Important", "note": "Note", "tip": "Tip",
-    "warning": "Warning",
-}
+_SKIPPED_NODES = (nodes.comment, nodes.substitution_definition, nodes.target, nodes.raw,
+                  nodes.pending, nodes.Invisible)
+_ADMONITION_TITLES = {name: name.capitalize() for name in (
+    "attention", "caution", "danger", "error", "hint", "important", "note", "tip", "warning")}
 
 
 @dataclass
@@ -319,22 +315,26 @@ def _unknown_directive_body(message: nodes.system_message) -> str | None:
 
 
 def _list(node: nodes.Element, source: str) -> tuple[str, tuple[tuple[int, Location], ...]]:
-    """The list one item a line (nested lines indented), and a turn at each item."""
+    """The list one item a line (nested lines indented); a turn at each item, and at each
+    block and line inside one (a long item's later paragraphs cite their own line)."""
     lines: list[str] = []
-    turns: list[tuple[int, Location]] = []
-    length = 0
+    turns: list[tuple[int, Location]] = []  # (index in `lines`, place) until the end
     for number, item in enumerate(node.children, 1):
-        where = _location(item, source) if isinstance(item, nodes.Element) else None
-        if where is not None and lines:
-            turns.append((length, where))
+        start = len(lines)
+        if isinstance(item, nodes.Element) and (where := _location(item, source)):
+            turns.append((start, where))
+        for block in (block for child in item.children if isinstance(child, nodes.Element)
+                      for block in _blocks(child, source) if block.text):
+            if block.location and len(lines) > start:
+                turns.append((len(lines), block.location))
+            turns.extend((len(lines) + block.text.count("\n", 0, at), place)
+                         for at, place in block.turns)
+            lines.extend(block.text.split("\n"))
         marker = f"{number}. " if isinstance(node, nodes.enumerated_list) else "- "
-        text = "\n".join(block.text for child in item.children if isinstance(child, nodes.Element)
-                         for block in _blocks(child, "") if block.text)
-        first, *rest = text.split("\n") if text else [""]
-        added = [marker + first, *("  " + line if line else line for line in rest)]
-        lines.extend(added)
-        length += sum(len(line) + 1 for line in added)
-    return "\n".join(lines), tuple(turns)
+        first, *rest = lines[start:] or [""]
+        lines[start:] = [marker + first, *("  " + line if line else line for line in rest)]
+    offsets = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
+    return "\n".join(lines), tuple((offsets[line], place) for line, place in turns if line)
 
 
 def _definitions(node: nodes.Element, source: str) -> Iterator[Block]:
