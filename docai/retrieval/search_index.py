@@ -270,7 +270,8 @@ class SearchIndex:
         """The first `k` of a ranking (`rank`, maybe re-ranked), near-duplicates skipped, or
         [] when they fail the bar: their concept coverage of the question, with the dense
         `similarity` of the question to them when there is one (`covers`). Those that pass
-        are the first `k` once history passages are placed below content (`history`)."""
+        are the first `k` once history passages are placed below content
+        (`docai.retrieval.history`): the bar judged the order before."""
         positions = self._diverse_positions(ranked, k)
         bar = self.passage_bar(min_coverage)
         if bar > 0:
