@@ -19,9 +19,10 @@ What it does, all in one process on the same windows:
   tokenisation (`E5Engine.embed`), so every engine sees the same ids and pools them alike.
 - the timing: numpy, ORT float32 and ORT int8, each splitting a batch between 2 one-thread
   shares as docai's engine does, and ORT int8 with each operator on 2 threads instead,
-  take turns every `BLOCK` windows (A/B/C/D, B/C/D/A, ...), ROUNDS passes: the machine is shared, so the speed against
-  numpy is printed beside the rates, over the whole run and block by block (median,
-  p10-p90), and the float32 ceiling (bench.first_question) before and after.
+  take turns every `BLOCK` windows (A/B/C/D, B/C/D/A, ...), ROUNDS passes: the machine is
+  shared, so the speed against numpy is printed beside the rates, over the whole run and
+  block by block (median, p10-p90), and the float32 ceiling (bench.first_question) before
+  and after.
 - the vectors: the cosine of each engine's vector with docai's engine's (min, 1st
   percentile, mean).
 """
