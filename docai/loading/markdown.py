@@ -7,6 +7,7 @@ keeps its cells apart, and entities come out decoded, exactly as a renderer woul
 from __future__ import annotations
 
 import re
+import textwrap
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -26,6 +27,14 @@ _LIST_INDENT = "  "
 MAX_NESTING = 100
 # `a<br>b` must not read "ab"; a space (not a newline) keeps table rows on one line.
 _LINE_BREAK_TAG = re.compile(r"<br\b", re.IGNORECASE)
+# An HTML block whose opening tag asks for its content to be read as Markdown (the
+# md_in_html extension MkDocs sites use: `<figure markdown>`, `<div markdown="1">`), and
+# the tag that closes it. Nested ones are read as Markdown up to this depth, then as HTML.
+_MARKDOWN_IN_HTML = re.compile(r"\A\s*<([A-Za-z][\w-]*)\b[^>]*\smarkdown\b[^>]*>", re.ASCII)
+_MARKDOWN_IN_HTML_DEPTH = 8
+# An attribute list right after a link or an image (Python-Markdown's attr_list:
+# `![demo](x.gif){ loading=lazy }`, `[Docs](x){: .button }`): the page shows none of it.
+_INLINE_ATTRIBUTES = re.compile(r"\A\{:?[ \t]*(?:[#.][^{}\n]*|[\w-]+=[^{}\n]*)\}")
 
 
 def parse_markdown(text: str, stem: str) -> tuple[str, tuple[Section, ...]]:
@@ -79,7 +88,8 @@ def markdown_parser() -> MarkdownIt:
     return MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable("table")
 
 
-def _events(tokens: list[Token], lines: tuple[int, ...] = ()) -> list[Heading | Block]:
+def _events(tokens: list[Token], lines: tuple[int, ...] = (),
+            depth: int = 0) -> list[Heading | Block]:
     """Headings and blocks; each located at its file line when `lines` (the file line of
     each parsed line) is given."""
     events: list[Heading | Block] = []
@@ -90,9 +100,12 @@ def _events(tokens: list[Token], lines: tuple[int, ...] = ()) -> list[Heading | 
         if node.type == "heading":
             events.append(Heading(int(node.tag[1:]), _inline(node).strip(), location))
         elif node.type == "html_block":
+            inner = _markdown_inside(node.content) if depth < _MARKDOWN_IN_HTML_DEPTH else None
+            found = (html_events(node.content) if inner is None else
+                     _events(markdown_parser().parse(inner), depth=depth + 1))
             events.extend(Block(event.text, location) if isinstance(event, Block)
                           else Heading(event.level, event.text, location)
-                          for event in html_events(node.content))
+                          for event in found)
         else:
             located = _located_lines(node, lines)
             turns: list[tuple[int, Location]] = []
@@ -171,9 +184,12 @@ def _descendants(node: SyntaxTreeNode, kind: str) -> list[SyntaxTreeNode]:
 def _inline(node: SyntaxTreeNode) -> str:
     """Text of inline content: code spans, link and image text kept, markup and raw tags not."""
     parts: list[str] = []
+    after_link = False
     for child in node.children:
         kind = child.type
-        if kind == "softbreak":
+        if after_link and kind == "text":
+            parts.append(_INLINE_ATTRIBUTES.sub("", child.content, count=1))
+        elif kind == "softbreak":
             parts.append(" ")
         elif kind == "hardbreak":
             parts.append("\n")
@@ -183,4 +199,16 @@ def _inline(node: SyntaxTreeNode) -> str:
             parts.append(_inline(child))
         else:
             parts.append(child.content)
+        after_link = kind in ("link", "image")
     return "".join(parts)
+
+
+def _markdown_inside(markup: str) -> str | None:
+    """The content of an HTML block that asks to be read as Markdown, without its opening
+    and closing tags; None for any other HTML block."""
+    opening = _MARKDOWN_IN_HTML.match(markup)
+    if opening is None:
+        return None
+    inner = markup[opening.end():]
+    closing = re.compile(rf"</{re.escape(opening.group(1))}\s*>\s*\Z", re.IGNORECASE)
+    return textwrap.dedent(closing.sub("", inner.rstrip()))
