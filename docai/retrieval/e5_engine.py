@@ -66,11 +66,12 @@ class E5Engine:
         if not segments:
             return np.zeros((0, self.dim), dtype=np.float32)
         shares = _shares(segments, self.threads)
-        if len(shares) == 1:
-            return self._run(segments, shares[0])
+        out = np.empty((len(segments), self.dim), dtype=np.float32)
+        if len(shares) == 1:  # a share is ordered longest first: put each back in its place
+            out[shares[0]] = self._run(segments, shares[0])
+            return out
         from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
-        out = np.empty((len(segments), self.dim), dtype=np.float32)
         with threadpool_limits(limits=1, user_api="blas"), \
                 ThreadPoolExecutor(max_workers=len(shares)) as pool:
             for share, means in zip(shares, pool.map(lambda s: self._run(segments, s), shares),

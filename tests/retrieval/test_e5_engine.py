@@ -44,6 +44,18 @@ def test_windows_get_the_c_engines_vectors(engines: tuple[E5Engine, object]) -> 
     assert float((ours * theirs).sum(axis=1).min()) >= 0.999
 
 
+def test_one_core_gives_each_window_its_own_vector(engines: tuple[E5Engine, object]) -> None:
+    """A machine (or container) with one usable CPU embeds a batch on one thread: each
+    window still gets its own vector, whatever the windows' lengths (the work is ordered
+    longest first inside)."""
+    engine, c_engine = engines
+    one_core = E5Engine(engine.model, threads=1)
+    texts = ["curto", *_guide_windows(6), "um texto de tamanho médio sobre a instalação"]
+    ours = one_core.embed(texts, "passage: ")
+    theirs = c_engine.passage(texts)  # type: ignore[attr-defined]
+    assert float((ours * theirs).sum(axis=1).min()) >= 0.999
+
+
 def test_tokens_match_the_c_tokenizer(engines: tuple[E5Engine, object]) -> None:
     engine, c_engine = engines
     texts = [*_guide_windows(40), "naïve café — 東京 😀 ＡＢＣ ﬁ", "x" * 700]
